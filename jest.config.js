@@ -1,0 +1,20 @@
+/** Unit specs sit beside the code (src/, libs/); end-to-end specs live in test/. */
+module.exports = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/{src,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  moduleFileExtensions: ['ts', 'js', 'json', 'node'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      {
+        tsconfig: 'tsconfig.json',
+        diagnostics: { ignoreCodes: [151002] },
+        astTransformers: { before: ['<rootDir>/test/support/swagger-plugin.jest.js'] },
+      },
+    ],
+  },
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

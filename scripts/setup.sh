@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything Continuum needs on a Debian/Ubuntu machine. Idempotent: safe to run again.
+#   scripts/setup.sh          runtime needs (speech engine packages, npm dependencies, native addon)
+#   scripts/setup.sh --test   also the packages the test suite reads audio from
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Runtime: pocketsphinx recognises speech (the addon links libpocketsphinx), flite speaks the `aria` voice,
+# build-essential/pkg-config build the addon against Node's headers.
+packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite build-essential pkg-config)
+if [[ "${1:-}" == "--test" ]]; then
+  # Test audio nobody here recorded: LibriVox utterances with transcripts.
+  packages+=(pocketsphinx-testdata)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: Debian packages present"
+fi
+
+# onnxruntime-node's postinstall downloads GPU providers from outside the npm registry; the CPU build ships in the tarball.
+export ONNXRUNTIME_NODE_INSTALL=skip
+if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund
+else
+  echo "setup: npm dependencies up to date"
+fi
+
+bash scripts/build-addon.sh

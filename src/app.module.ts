@@ -1,0 +1,37 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { RequestValidationPipe } from './common/validation/validation.pipe';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseLocation, DatabaseModule } from './database/database.module';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthModule } from './modules/health/health.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
+import { ModelsModule } from './modules/models/models.module';
+import { OpenApiModule } from './modules/openapi/openapi.module';
+import { ProjectsModule } from './modules/projects/projects.module';
+
+/** The whole service. Built from a validated config and a located database, so tests build it the same way. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: DatabaseLocation): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        MetricsModule,
+        HealthModule,
+        ProjectsModule,
+        AuthModule,
+        ModelsModule,
+        OpenApiModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_PIPE, useClass: RequestValidationPipe },
+      ],
+    };
+  }
+}

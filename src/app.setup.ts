@@ -1,0 +1,83 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { WsAdapter } from '@nestjs/platform-ws';
+import { SwaggerModule } from '@nestjs/swagger';
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module';
+import { renderError } from './common/errors/error-renderer';
+import { newId } from './common/ids';
+import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { buildOpenApiDocument } from './common/openapi/openapi-document';
+import { AppConfig } from './config/app-config';
+import { DatabaseLocation } from './database/database.module';
+import type { RateLimitState } from './modules/auth/principal';
+import { MetricsService } from './modules/metrics/metrics.service';
+import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
+
+export interface CreateAppOptions {
+  config: AppConfig;
+  database: DatabaseLocation;
+  /** Defaults to a JSON logger on stdout at the configured level. */
+  logger?: Logger;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const UNVERSIONED = ['healthz', 'readyz', 'metrics'];
+
+/** Builds the app exactly as production runs it; main.ts, the tests and the OpenAPI script all call this. */
+export async function createApp({ config, database, logger }: CreateAppOptions): Promise<NestFastifyApplication> {
+  const root = logger ?? createRootLogger(config.logLevel);
+  const adapter = new FastifyAdapter({
+    loggerInstance: root,
+    disableRequestLogging: false,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req');
+    },
+    https: config.tls
+      ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
+      : undefined,
+  } as ConstructorParameters<typeof FastifyAdapter>[0]);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
+    logger: new PinoNestLogger(root),
+    abortOnError: false,
+  });
+  app.setGlobalPrefix('v1', { exclude: UNVERSIONED });
+  app.useWebSocketAdapter(new WsAdapter(app));
+  app.enableShutdownHooks();
+  installHttpHooks(app);
+  await app.init();
+
+  const document = buildOpenApiDocument(app);
+  app.get(OpenApiDocumentHolder).document = document;
+  SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
+  return app;
+}
+
+function installHttpHooks(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(MetricsService);
+
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    void reply.header('x-request-id', request.id);
+    const rate = (request as unknown as { rateLimit?: RateLimitState }).rateLimit;
+    if (rate) {
+      void reply.header('x-ratelimit-limit-requests', String(rate.limit));
+      void reply.header('x-ratelimit-remaining-requests', String(rate.remaining));
+      void reply.header('x-ratelimit-reset-requests', `${Math.ceil(rate.resetMs / 1000)}s`);
+    }
+    return payload;
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  // Body parsing fails before Nest sees the request: answer those in the same shapes as the filter.
+  fastify.setErrorHandler((error, request, reply) => {
+    const rendered = renderError(error, request.id);
+    if (rendered.unexpected) request.log.error({ err: error }, 'unhandled error');
+    void reply.status(rendered.status).headers(rendered.headers).send(rendered.body);
+  });
+}

@@ -1,0 +1,33 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Continuum')
+    .setDescription(
+      'Session API for hosted continuous speech models: live voice conversations (`vendor-voicechat`) and ' +
+        'streaming transcription (`vendor-asr-streaming`). Public beta.',
+    )
+    .setVersion('v1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' }, 'bearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: Token <API key>' }, 'token')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'X-API-Key: <API key>' }, 'api_key')
+    .build();
+  const document = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (_controller: string, method: string) => method,
+  });
+  return sortKeys(document);
+}
+
+/** Deterministic key order, so the committed document diffs cleanly and the drift test is exact. */
+export function sortKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(sortKeys) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    ) as T;
+  }
+  return value;
+}

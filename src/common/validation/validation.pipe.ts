@@ -1,0 +1,72 @@
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { RequestValidationError, ValidationIssue } from '../errors/validation-error';
+
+/** class-validator constraint names → the `type` values of the 422 body (pydantic's vocabulary). */
+const ISSUE_TYPE: Record<string, string> = {
+  whitelistValidation: 'extra_forbidden',
+  isDefined: 'missing',
+  isInt: 'int_type',
+  isNumber: 'float_type',
+  isString: 'string_type',
+  isBoolean: 'bool_type',
+  isObject: 'dict_type',
+  isArray: 'list_type',
+  isIn: 'literal_error',
+  isEnum: 'enum',
+  min: 'greater_than_equal',
+  max: 'less_than_equal',
+  minLength: 'string_too_short',
+  maxLength: 'string_too_long',
+  matches: 'string_pattern_mismatch',
+  nestedValidation: 'model_type',
+};
+
+const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Array, Object]);
+
+/**
+ * Validates bodies strictly (unknown properties are 422 `extra_forbidden`) and query strings leniently
+ * (unknown parameters are ignored), and reports every problem in the HTTPValidationError shape.
+ */
+@Injectable()
+export class RequestValidationPipe implements PipeTransform {
+  transform(value: unknown, meta: ArgumentMetadata): unknown {
+    const { metatype, type } = meta;
+    if (!metatype || PRIMITIVES.has(metatype) || type === 'custom') return value;
+    const where = type === 'body' ? 'body' : type === 'param' ? 'path' : 'query';
+    if (where === 'body' && (value === undefined || value === null || value === '')) {
+      throw new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+    }
+    if (where === 'body' && (typeof value !== 'object' || Array.isArray(value))) {
+      throw new RequestValidationError([{ loc: ['body'], msg: 'Input should be an object', type: 'model_type' }]);
+    }
+    const instance = plainToInstance(metatype as new () => object, value, {
+      enableImplicitConversion: where !== 'body',
+      exposeDefaultValues: true,
+    }) as object;
+    const errors = validateSync(instance, {
+      whitelist: true,
+      forbidNonWhitelisted: where === 'body',
+      forbidUnknownValues: false,
+    });
+    if (errors.length) throw new RequestValidationError(toIssues(errors, [where]));
+    return instance;
+  }
+}
+
+export function toIssues(errors: ValidationError[], prefix: (string | number)[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const error of errors) {
+    const loc = [...prefix, error.property];
+    const constraints = Object.entries(error.constraints ?? {});
+    // Report the most specific failure once per field: a wrong type makes range checks noise.
+    const first = constraints.find(([name]) => name === 'whitelistValidation' || name === 'isDefined') ?? constraints[0];
+    if (first) {
+      const [name, msg] = first;
+      issues.push({ loc, msg, type: ISSUE_TYPE[name] ?? name });
+    }
+    if (error.children?.length) issues.push(...toIssues(error.children, loc));
+  }
+  return issues;
+}

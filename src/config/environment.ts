@@ -1,0 +1,81 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+  ValidateIf,
+} from 'class-validator';
+
+const USD = /^\d{1,9}(\.\d{1,6})?$/;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const ENGINES = ['embedded', 'scripted'] as const;
+
+const trimmed = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value,
+);
+
+/**
+ * Every environment variable the service reads, with its default. This class is the only place that
+ * knows variable names; the rest of the code reads the typed AppConfig built from it.
+ */
+export class Environment {
+  @IsInt() @Min(0) @Max(65535) PORT = 8080;
+  @IsString() @MinLength(1) HOST = '0.0.0.0';
+  /** Public base URL (e.g. https://speech.example.com); live_url is built from it. */
+  @trimmed @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
+  PUBLIC_URL?: string;
+  /** postgres://… of an external database; without it an embedded PostgreSQL runs in DATA_DIR. */
+  @trimmed @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres://' })
+  DATABASE_URL?: string;
+  @IsString() @MinLength(1) DATA_DIR = './data';
+  @IsInt() @Min(1) @Max(100) DATABASE_POOL_SIZE = 10;
+  @trimmed @ValidateIf((e: Environment) => e.TLS_KEY_FILE !== undefined) @IsString({ message: 'TLS_CERT_FILE is required with TLS_KEY_FILE' })
+  TLS_CERT_FILE?: string;
+  @trimmed @ValidateIf((e: Environment) => e.TLS_CERT_FILE !== undefined) @IsString({ message: 'TLS_KEY_FILE is required with TLS_CERT_FILE' })
+  TLS_KEY_FILE?: string;
+  @IsIn(LOG_LEVELS) LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsInt() @Min(1) @Max(3600) MAX_SESSION_SECONDS = 120;
+  @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT = 10;
+  @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE = 600;
+  @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MINUTE must be a decimal USD amount' })
+  PRICE_VOICECHAT_USD_PER_MINUTE = '0.060000';
+  @Matches(USD, { message: 'PRICE_ASR_USD_PER_MINUTE must be a decimal USD amount' })
+  PRICE_ASR_USD_PER_MINUTE = '0.006000';
+  @Matches(USD, { message: 'STARTING_CREDIT_USD must be a decimal USD amount' })
+  STARTING_CREDIT_USD = '10.00';
+
+  @IsIn(ENGINES) SPEECH_ENGINE: (typeof ENGINES)[number] = 'embedded';
+  @IsInt() @Min(1) @Max(10_000) ENGINE_MAX_STREAMS = 8;
+  @IsString() @MinLength(1) REGION = 'local';
+  @IsString() @MinLength(1) POOL = 'default';
+  /** Seconds a stopping instance lets live sessions run before closing them. */
+  @IsInt() @Min(0) @Max(600) SHUTDOWN_GRACE_SECONDS = 10;
+}
+
+export class ConfigError extends Error {}
+
+export function parseEnvironment(env: Record<string, string | undefined>): Environment {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(new Environment())) {
+    if (env[key] !== undefined) raw[key] = env[key];
+  }
+  for (const key of ['PUBLIC_URL', 'DATABASE_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE']) {
+    if (env[key] !== undefined) raw[key] = env[key];
+  }
+  const parsed = plainToInstance(Environment, raw, { enableImplicitConversion: true, exposeDefaultValues: true });
+  const errors = validateSync(parsed, { whitelist: true });
+  if (errors.length) {
+    const lines = errors.flatMap((e) =>
+      Object.values(e.constraints ?? {}).map((m) => `  ${e.property}=${JSON.stringify(raw[e.property])}: ${m}`),
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed;
+}

@@ -1,0 +1,67 @@
+import { DynamicModule, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { dataSourceOptions } from './data-source-options';
+import { EmbeddedPostgres } from './embedded-postgres';
+
+/** Where the database is: DATABASE_URL, or an embedded PostgreSQL started in DATA_DIR. */
+export class DatabaseLocation {
+  constructor(
+    readonly url: string,
+    readonly embedded: EmbeddedPostgres | null,
+  ) {}
+}
+
+/** pglite-socket serialises every connection onto one backend: a bigger pool buys nothing. */
+const EMBEDDED_POOL_SIZE = 4;
+
+@Module({})
+export class DatabaseModule implements OnApplicationShutdown {
+  private static readonly logger = new Logger('Database');
+
+  constructor(
+    private readonly location: DatabaseLocation,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  static forRoot(location: DatabaseLocation): DynamicModule {
+    const locationProvider = { provide: DatabaseLocation, useValue: location };
+    return {
+      module: DatabaseModule,
+      global: true,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          extraProviders: [locationProvider],
+          inject: [DatabaseLocation, AppConfig],
+          useFactory: (loc: DatabaseLocation, config: AppConfig) =>
+            dataSourceOptions(loc.url, loc.embedded ? EMBEDDED_POOL_SIZE : config.databasePoolSize),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            // Pending migrations run at start (each in its own transaction); applied ones are skipped.
+            await dataSource.runMigrations({ transaction: 'each' });
+            return dataSource;
+          },
+        }),
+      ],
+      providers: [locationProvider],
+      exports: [locationProvider],
+    };
+  }
+
+  static async locate(config: AppConfig): Promise<DatabaseLocation> {
+    if (config.databaseUrl) return new DatabaseLocation(config.databaseUrl, null);
+    const started = Date.now();
+    const embedded = await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'postgres') });
+    DatabaseModule.logger.log(`embedded PostgreSQL ready in ${Date.now() - started} ms (${config.dataDir})`);
+    return new DatabaseLocation(embedded.url, embedded);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.location.embedded) return;
+    // The data source must let go of its connections before the embedded server stops.
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.location.embedded.stop();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The boundary between a session and whatever turns audio into text and text into audio.
+ * Every socket dialect drives an engine stream through this interface only, so the embedded
+ * engine, the deterministic test engine and a future remote engine are interchangeable.
+ */
+
+/** Audio facts shared by every session: mono pcm16 little-endian, 24 kHz, 80 ms frames. */
+export const SAMPLE_RATE = 24_000;
+export const FRAME_MS = 80;
+export const FRAME_SAMPLES = (SAMPLE_RATE * FRAME_MS) / 1000; // 1920
+export const FRAME_BYTES = FRAME_SAMPLES * 2; // 3840
+
+export interface TurnDetectionConfig {
+  type: 'server_vad';
+  /** Speech probability above which a frame counts as speech (0..1). */
+  threshold: number;
+  /** Silence that ends a user turn, in ms. */
+  silenceDurationMs: number;
+  /** Audio kept before detected speech start, in ms. */
+  prefixPaddingMs: number;
+}
+
+export interface EngineStreamConfig {
+  sessionId: string;
+  type: 'live' | 'transcription';
+  model: string;
+  /** `auto` or a language tag; the embedded engine recognises English only. */
+  language: string;
+  /** `aria` for live sessions, null for transcription. */
+  voice: string | null;
+  /** null: utterances end only on commit() (manual turns). */
+  turnDetection: TurnDetectionConfig | null;
+}
+
+/** Offsets are integer milliseconds on the session's input-audio timeline. */
+export type EngineEvent =
+  | { type: 'speech_started'; itemId: string; audioStartMs: number }
+  | { type: 'speech_stopped'; itemId: string; audioEndMs: number }
+  | {
+      type: 'input_transcript';
+      itemId: string;
+      /** Text added since the previous delta of this item (may be empty on the final one). */
+      delta: string;
+      startMs: number;
+      endMs: number;
+      /** true once the item's transcript is final; `transcript` is then the whole text. */
+      done: boolean;
+      transcript?: string;
+      confidence?: number;
+      words?: EngineWord[];
+    }
+  | { type: 'response_started'; itemId: string }
+  | {
+      type: 'output_transcript';
+      itemId: string;
+      delta: string;
+      /** Offset of the words within the response's audio, in ms. */
+      startMs: number;
+      endMs: number;
+      done: boolean;
+      transcript?: string;
+    }
+  /** A chunk of the response's speech: pcm16 24 kHz, any whole number of samples. */
+  | { type: 'output_audio'; itemId: string; pcm: Buffer }
+  | { type: 'response_done'; itemId: string; interrupted: boolean }
+  | { type: 'error'; code: string; message: string };
+
+export interface EngineWord {
+  word: string;
+  startMs: number;
+  endMs: number;
+  confidence: number;
+}
+
+export type EngineEventSink = (event: EngineEvent) => void;
+
+export interface EngineStream {
+  /** Feeds one frame of pcm16 24 kHz (FRAME_BYTES, or fewer for the final partial frame). */
+  pushAudio(frame: Buffer): void;
+  /** Ends the current utterance now: the final transcript follows (manual commit, Finalize). */
+  commit(): void;
+  /** Drops audio that has not produced a final transcript yet. */
+  clear(): void;
+  /** The client started speaking over the response: stop producing output audio. */
+  interrupt(): void;
+  /** Flushes what was heard (final transcripts are still delivered) and releases the stream. */
+  close(): Promise<void>;
+}
+
+export interface EngineCapacity {
+  inUse: number;
+  max: number;
+}
+
+export interface SpeechEngine {
+  readonly name: string;
+  /** Throws EngineCapacityError when no stream can be opened. */
+  open(config: EngineStreamConfig, sink: EngineEventSink): Promise<EngineStream>;
+  capacity(): EngineCapacity;
+  /** Reserves a stream slot ahead of open() (secret creation); false when none is free. */
+  hasCapacity(): boolean;
+  shutdown(): Promise<void>;
+}
+
+export const SPEECH_ENGINE = Symbol('SPEECH_ENGINE');
+
+export class EngineCapacityError extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super('no speech engine capacity');
+  }
+}

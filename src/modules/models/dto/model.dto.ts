@@ -1,0 +1,40 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ModelAudioDto {
+  /** Sample encoding of the socket audio, both ways. */
+  format: string;
+  /** Samples per second. */
+  sample_rate: number;
+  /** Length of one audio frame in milliseconds; the billing unit. */
+  frame_ms: number;
+  /** How output audio can be delivered (`audio.output.encoding`). */
+  output_encodings: string[];
+}
+
+export class ModelPriceDto {
+  /** USD per minute of input audio, as a 6-place decimal string. */
+  usd_per_minute: string;
+}
+
+export class ModelDto {
+  id: string;
+  @ApiProperty({ enum: ['model'] })
+  object: 'model';
+  /** The session type this model serves. */
+  @ApiProperty({ enum: ['live', 'transcription'] })
+  type: 'live' | 'transcription';
+  /** Unix seconds. */
+  created: number;
+  owned_by: string;
+  audio: ModelAudioDto;
+  /** Output voices; empty for transcription models. */
+  voices: string[];
+  max_session_seconds: number;
+  price: ModelPriceDto;
+}
+
+export class ModelListDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+  data: ModelDto[];
+}

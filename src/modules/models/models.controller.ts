@@ -1,0 +1,19 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { ModelListDto } from './dto/model.dto';
+import { ModelsService } from './models.service';
+
+@ApiTags('Models')
+@ApiKeyAuth()
+@ApiStandardErrors()
+@Controller('models')
+export class ModelsController {
+  constructor(private readonly models: ModelsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List models' })
+  listModels(): ModelListDto {
+    return this.models.list();
+  }
+}

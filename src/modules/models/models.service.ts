@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { microsToUsd } from '../../common/money';
+import { FRAME_MS, SAMPLE_RATE } from '../../engines/engine.types';
+import { ModelDto, ModelListDto } from './dto/model.dto';
+import { ModelCatalog, ModelInfo } from './model-catalog';
+
+@Injectable()
+export class ModelsService {
+  constructor(
+    private readonly catalog: ModelCatalog,
+    private readonly config: AppConfig,
+  ) {}
+
+  list(): ModelListDto {
+    return { object: 'list', data: this.catalog.models.map((m) => this.toDto(m)) };
+  }
+
+  private toDto(model: ModelInfo): ModelDto {
+    return {
+      id: model.id,
+      object: 'model',
+      type: model.type,
+      created: model.created,
+      owned_by: 'continuum',
+      audio: { format: 'pcm16', sample_rate: SAMPLE_RATE, frame_ms: FRAME_MS, output_encodings: ['base64', 'binary'] },
+      voices: [...model.voices],
+      max_session_seconds: this.config.maxSessionSeconds,
+      price: { usd_per_minute: microsToUsd(model.priceMicrosPerMinute) },
+    };
+  }
+}

@@ -1,0 +1,21 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { ApiKeyPrincipal } from '../auth/principal';
+import { ProjectDto } from './dto/project.dto';
+import { ProjectView } from './project.view';
+
+@ApiTags('Project')
+@ApiKeyAuth()
+@ApiStandardErrors()
+@Controller('project')
+export class ProjectController {
+  constructor(private readonly view: ProjectView) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Project information: balance and limits' })
+  getProject(@CurrentPrincipal() principal: ApiKeyPrincipal): Promise<ProjectDto> {
+    return this.view.get(principal.projectId);
+  }
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { microsToUsd } from '../../common/money';
+import { toUnixSeconds } from '../../common/time';
+import { CLIENT_SECRET_TTL } from './project-limits';
+import { ProjectDto } from './dto/project.dto';
+import { ProjectsService } from './projects.service';
+
+/** Builds the project resource: stored balance plus the limits in force from configuration. */
+@Injectable()
+export class ProjectView {
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async get(projectId: string): Promise<ProjectDto> {
+    const project = await this.projects.getProject(projectId);
+    return {
+      id: project.id,
+      object: 'project',
+      name: project.name,
+      balance_usd: microsToUsd(project.balanceMicros),
+      limits: {
+        concurrent_sessions: this.config.concurrentSessionsLimit,
+        requests_per_minute: this.config.rateLimitPerMinute,
+        max_session_seconds: this.config.maxSessionSeconds,
+        client_secret_ttl_default_seconds: CLIENT_SECRET_TTL.defaultSeconds,
+        client_secret_ttl_max_seconds: CLIENT_SECRET_TTL.maxSeconds,
+      },
+      created_at: toUnixSeconds(project.createdAt),
+    };
+  }
+}

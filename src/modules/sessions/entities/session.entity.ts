@@ -1,0 +1,88 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { bigintNumber } from '../../../database/column-transformers';
+
+export const SESSION_STATUSES = ['pending', 'active', 'closed', 'expired'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export const CLOSE_REASONS = ['close_requested', 'expired', 'connection_lost'] as const;
+export type CloseReason = (typeof CLOSE_REASONS)[number];
+export type SessionType = 'live' | 'transcription';
+
+/** The resolved audio configuration a session runs with. */
+export interface SessionAudioConfig {
+  input: {
+    format: { type: string; rate: number | null };
+    transcription: { language: string; model?: string; prompt?: string };
+    turn_detection: Record<string, unknown> | null;
+    noise_reduction: null;
+  };
+  output: { voice: string; encoding: 'base64' | 'binary' } | null;
+}
+
+@Entity('sessions')
+@Index('IDX_sessions_project_created', ['projectId', 'createdAt', 'id'])
+@Index('IDX_sessions_project_status', ['projectId', 'status'])
+@Index('IDX_sessions_status_expires', ['status', 'expiresAt'])
+export class SessionEntity {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  id: string;
+
+  @Column({ name: 'project_id', type: 'varchar', length: 40 })
+  projectId: string;
+
+  @Column({ name: 'api_key_id', type: 'varchar', length: 40, nullable: true })
+  apiKeyId: string | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  type: SessionType;
+
+  @Column({ type: 'varchar', length: 64 })
+  model: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: SessionStatus;
+
+  @Column({ type: 'varchar', length: 64 })
+  pool: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  region: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt: Date | null;
+
+  @Column({ name: 'ended_at', type: 'timestamptz', nullable: true })
+  endedAt: Date | null;
+
+  /** When the session's client secret lapses (null for sessions opened with an API key). */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  @Column({ name: 'close_reason', type: 'varchar', length: 32, nullable: true })
+  closeReason: CloseReason | null;
+
+  @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  metadata: Record<string, string>;
+
+  @Column({ type: 'jsonb' })
+  audio: SessionAudioConfig;
+
+  @Column({ type: 'integer', default: 0 })
+  frames: number;
+
+  @Column({ name: 'cost_micros', type: 'bigint', default: 0, transformer: bigintNumber })
+  costMicros: number;
+
+  /** Set by DELETE: hidden from the API, still billed and exported. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt: Date | null;
+
+  /** The instance that holds the session's socket, and when it last said it is alive. */
+  @Column({ name: 'instance_id', type: 'varchar', length: 64, nullable: true })
+  instanceId: string | null;
+
+  @Column({ name: 'heartbeat_at', type: 'timestamptz', nullable: true })
+  heartbeatAt: Date | null;
+}

@@ -1,0 +1,55 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { databaseTargets } from '../support/test-database';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const COMMITTED = join(__dirname, '../../openapi/openapi.json');
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Record<string, any>;
+
+  beforeAll(async () => {
+    t = await startTestApp(databaseTargets()[0]);
+    doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+  });
+  afterAll(() => t?.close());
+
+  it('is a valid OpenAPI document', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it('matches the committed openapi/openapi.json (run with UPDATE_OPENAPI=1 to accept a change)', () => {
+    const generated = `${JSON.stringify(doc, null, 2)}\n`;
+    if (process.env.UPDATE_OPENAPI === '1') writeFileSync(COMMITTED, generated);
+    expect(readFileSync(COMMITTED, 'utf8')).toBe(generated);
+  });
+
+  it('declares the three ways to send an API key', () => {
+    expect(doc.components.securitySchemes).toEqual({
+      bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      token: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),
+      api_key: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    });
+  });
+
+  it('declares every error status with its body on authenticated operations', () => {
+    const op = doc.paths['/v1/models'].get;
+    for (const status of ['400', '401', '403', '404', '409', '429', '500', '503']) {
+      expect(op.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelopeDto');
+    }
+    expect(op.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/HTTPValidationErrorDto');
+    expect(op.security).toEqual(expect.arrayContaining([{ bearer: [] }, { token: [] }, { api_key: [] }]));
+  });
+
+  it('has response schemas built from the DTOs', () => {
+    const schemas = doc.components.schemas;
+    expect(Object.keys(schemas.ModelDto.properties)).toEqual(
+      expect.arrayContaining(['id', 'object', 'type', 'audio', 'voices', 'max_session_seconds', 'price']),
+    );
+    expect(Object.keys(schemas.ErrorBodyDto.properties).sort()).toEqual(['code', 'message', 'param', 'request_id', 'retry_after_ms']);
+    expect(doc.paths['/v1/openapi.json'].get.security ?? []).toEqual([]);
+    expect(doc.paths['/healthz']).toBeUndefined();
+  });
+});

@@ -1,0 +1,60 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.setup';
+import { createRootLogger } from '../../src/common/logging/logger';
+import { AppConfig } from '../../src/config/app-config';
+import { DatabaseLocation } from '../../src/database/database.module';
+import { ProjectsService } from '../../src/modules/projects/projects.service';
+import { createTestDatabase, DatabaseTarget } from './test-database';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  dataSource: DataSource;
+  /** Every log line the app wrote, for assertions about what is (not) logged. */
+  logs: string[];
+  newProject(name?: string): Promise<{ projectId: string; apiKey: string; keyId: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Reuse a database (e.g. two instances on one PostgreSQL); by default each app gets a fresh one. */
+  databaseUrl?: string;
+}
+
+/** Starts the real service (real Fastify, real sockets, real database) on an ephemeral port. */
+export async function startTestApp(target: DatabaseTarget, options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase(target);
+  const config = new AppConfig({ LOG_LEVEL: 'info', SPEECH_ENGINE: 'scripted', ...options.env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const app = await createApp({ config, database: new DatabaseLocation(db.url, null), logger: createRootLogger('trace', sink) });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const scheme = config.tls ? 'https' : 'http';
+  return {
+    app,
+    config,
+    baseUrl: `${scheme}://127.0.0.1:${port}`,
+    dataSource: app.get(DataSource),
+    logs,
+    async newProject(name = 'test') {
+      const { project, key, secret } = await app.get(ProjectsService).createProject(name);
+      return { projectId: project.id, apiKey: secret, keyId: key.id };
+    },
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
