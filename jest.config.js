@@ -2,6 +2,7 @@
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
+  setupFiles: ['reflect-metadata'],
   testMatch: ['<rootDir>/{src,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   moduleFileExtensions: ['ts', 'js', 'json', 'node'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

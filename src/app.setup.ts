@@ -5,7 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
-import { renderError } from './common/errors/error-renderer';
+import { RequestValidationError } from './common/errors/validation-error';
 import { newId } from './common/ids';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
@@ -30,7 +30,6 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   const root = logger ?? createRootLogger(config.logLevel);
   const adapter = new FastifyAdapter({
     loggerInstance: root,
-    disableRequestLogging: false,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -74,10 +73,16 @@ function installHttpHooks(app: NestFastifyApplication): void {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
-  // Body parsing fails before Nest sees the request: answer those in the same shapes as the filter.
-  fastify.setErrorHandler((error, request, reply) => {
-    const rendered = renderError(error, request.id);
-    if (rendered.unexpected) request.log.error({ err: error }, 'unhandled error');
-    void reply.status(rendered.status).headers(rendered.headers).send(rendered.body);
+  // Bad JSON must answer 422 json_invalid like any other validation failure; Nest would flatten the
+  // parser's error into a bare 400, so the parser raises our own error instead.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]));
+    parseJson(request, body, (error, value) =>
+      error
+        ? done(new RequestValidationError([{ loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' }]))
+        : done(null, value),
+    );
   });
 }

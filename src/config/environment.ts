@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsIn,
@@ -25,7 +26,7 @@ const trimmed = Transform(({ value }: { value: unknown }) =>
  * knows variable names; the rest of the code reads the typed AppConfig built from it.
  */
 export class Environment {
-  @IsInt() @Min(0) @Max(65535) PORT = 8080;
+  @IsInt() @Min(0) @Max(65535) PORT: number = 8080;
   @IsString() @MinLength(1) HOST = '0.0.0.0';
   /** Public base URL (e.g. https://speech.example.com); live_url is built from it. */
   @trimmed @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
@@ -34,16 +35,16 @@ export class Environment {
   @trimmed @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres://' })
   DATABASE_URL?: string;
   @IsString() @MinLength(1) DATA_DIR = './data';
-  @IsInt() @Min(1) @Max(100) DATABASE_POOL_SIZE = 10;
+  @IsInt() @Min(1) @Max(100) DATABASE_POOL_SIZE: number = 10;
   @trimmed @ValidateIf((e: Environment) => e.TLS_KEY_FILE !== undefined) @IsString({ message: 'TLS_CERT_FILE is required with TLS_KEY_FILE' })
   TLS_CERT_FILE?: string;
   @trimmed @ValidateIf((e: Environment) => e.TLS_CERT_FILE !== undefined) @IsString({ message: 'TLS_KEY_FILE is required with TLS_CERT_FILE' })
   TLS_KEY_FILE?: string;
   @IsIn(LOG_LEVELS) LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
-  @IsInt() @Min(1) @Max(3600) MAX_SESSION_SECONDS = 120;
-  @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT = 10;
-  @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE = 600;
+  @IsInt() @Min(1) @Max(3600) MAX_SESSION_SECONDS: number = 120;
+  @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT: number = 10;
+  @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE: number = 600;
   @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MINUTE must be a decimal USD amount' })
   PRICE_VOICECHAT_USD_PER_MINUTE = '0.060000';
   @Matches(USD, { message: 'PRICE_ASR_USD_PER_MINUTE must be a decimal USD amount' })
@@ -52,11 +53,11 @@ export class Environment {
   STARTING_CREDIT_USD = '10.00';
 
   @IsIn(ENGINES) SPEECH_ENGINE: (typeof ENGINES)[number] = 'embedded';
-  @IsInt() @Min(1) @Max(10_000) ENGINE_MAX_STREAMS = 8;
+  @IsInt() @Min(1) @Max(10_000) ENGINE_MAX_STREAMS: number = 8;
   @IsString() @MinLength(1) REGION = 'local';
   @IsString() @MinLength(1) POOL = 'default';
   /** Seconds a stopping instance lets live sessions run before closing them. */
-  @IsInt() @Min(0) @Max(600) SHUTDOWN_GRACE_SECONDS = 10;
+  @IsInt() @Min(0) @Max(600) SHUTDOWN_GRACE_SECONDS: number = 10;
 }
 
 export class ConfigError extends Error {}

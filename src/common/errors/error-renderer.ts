@@ -19,8 +19,8 @@ interface FrameworkError {
 
 /**
  * Maps anything thrown while serving a request to the public error shapes: ErrorEnvelope, or the
- * 422 HTTPValidationError. Shared by the Nest filter and Fastify's own error handler (body parsing
- * fails before Nest sees the request), so both paths answer identically.
+ * 422 HTTPValidationError. Framework errors (unknown route, wrong content type, oversized body) keep
+ * their status and get the code of the table.
  */
 export function renderError(error: unknown, requestId: string): RenderedError {
   if (error instanceof RequestValidationError) {
@@ -37,14 +37,6 @@ export function renderError(error: unknown, requestId: string): RenderedError {
     };
   }
   const framework = error as FrameworkError;
-  if (framework?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
-    const issue = { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' };
-    return { status: 422, body: { detail: [issue] }, headers: {}, unexpected: false };
-  }
-  if (framework?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-    const issue = { loc: ['body'], msg: 'Field required', type: 'missing' };
-    return { status: 422, body: { detail: [issue] }, headers: {}, unexpected: false };
-  }
   const status = error instanceof HttpException ? error.getStatus() : framework?.statusCode;
   if (status && status >= 400 && status !== 500 && CODE_FOR_STATUS[status]) {
     const message = status === 404 ? 'No such route' : (framework.message ?? 'Bad request');
