@@ -42,6 +42,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     logger: new PinoNestLogger(root),
     abortOnError: false,
+    bodyParser: false, // JSON bodies are parsed by our own parser (installHttpHooks)
   });
   app.setGlobalPrefix('v1', { exclude: UNVERSIONED });
   app.useWebSocketAdapter(new WsAdapter(app));
@@ -79,7 +80,7 @@ function installHttpHooks(app: NestFastifyApplication): void {
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]));
-    parseJson(request, body, (error, value) =>
+    parseJson(request, body as string, (error, value) =>
       error
         ? done(new RequestValidationError([{ loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' }]))
         : done(null, value),

@@ -38,8 +38,14 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
       done();
     },
   });
-  const app = await createApp({ config, database: new DatabaseLocation(db.url, null), logger: createRootLogger('trace', sink) });
-  await app.listen(0, '127.0.0.1');
+  let app: NestFastifyApplication;
+  try {
+    app = await createApp({ config, database: new DatabaseLocation(db.url, null), logger: createRootLogger('trace', sink) });
+    await app.listen(0, '127.0.0.1');
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
   const { port } = app.getHttpServer().address() as AddressInfo;
   const scheme = config.tls ? 'https' : 'http';
   return {
