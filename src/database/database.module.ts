@@ -53,7 +53,11 @@ export class DatabaseModule implements OnApplicationShutdown {
   static async locate(config: AppConfig): Promise<DatabaseLocation> {
     if (config.databaseUrl) return new DatabaseLocation(config.databaseUrl, null);
     const started = Date.now();
-    const embedded = await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'postgres') });
+    const log = DatabaseModule.logger;
+    const embedded = await EmbeddedPostgres.start({
+      dataDir: join(config.dataDir, 'postgres'),
+      logger: (level, message) => (level === 'debug' ? log.debug(message) : log[level === 'info' ? 'log' : level](message)),
+    });
     DatabaseModule.logger.log(`embedded PostgreSQL ready in ${Date.now() - started} ms (${config.dataDir})`);
     return new DatabaseLocation(embedded.url, embedded);
   }
