@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { createApp } from './app.setup';
+import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { AppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
 import { DatabaseModule } from './database/database.module';
@@ -15,8 +17,11 @@ async function main(): Promise<void> {
     process.exit(78); // EX_CONFIG
   }
   const started = Date.now();
+  // Everything logs as JSON through pino, including what happens before the app exists.
+  const logger = createRootLogger(config.logLevel);
+  Logger.overrideLogger(new PinoNestLogger(logger));
   const database = await DatabaseModule.locate(config);
-  const app = await createApp({ config, database });
+  const app = await createApp({ config, database, logger });
   await app.listen(config.port, config.host);
   const scheme = config.tls ? 'https' : 'http';
   const local = `${scheme}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
