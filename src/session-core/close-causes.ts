@@ -1,0 +1,60 @@
+/**
+ * Why a session ends, and what each cause means on the wire. The protocol has three close
+ * reasons; the causes keep the finer distinction for `detail`, the close code and whether the
+ * client can still be told (a dropped socket cannot).
+ */
+import type { CloseReason } from './session.types';
+
+export type CloseCause =
+  /** `session.close` (or a dialect's equivalent: Realtime close 1000, Deepgram CloseStream). */
+  | { readonly kind: 'client'; readonly clientEventId?: string }
+  /** `DELETE /v1/sessions/{id}` while the socket is open. */
+  | { readonly kind: 'deleted' }
+  /** The maximum session duration was reached. */
+  | { readonly kind: 'expired' }
+  /** A dialect's own idle rule (Deepgram closes after ~10 s without audio). */
+  | { readonly kind: 'idle' }
+  /** The socket went away without a close handshake. */
+  | { readonly kind: 'transport_lost' }
+  /** The client stopped reading: its unsent backlog passed the hard cap. */
+  | { readonly kind: 'client_not_reading' }
+  /** The engine stream failed (open later rejected, push threw, close rejected). */
+  | { readonly kind: 'engine_failed'; readonly message: string }
+  /** The instance is stopping. */
+  | { readonly kind: 'shutdown' };
+
+export interface CloseOutcome {
+  readonly reason: CloseReason;
+  readonly detail: string;
+  /** WebSocket close code after `closed`; null when the socket is already gone. */
+  readonly closeCode: number | null;
+  /** Whether a `closed` event (and the final usage) can still reach the client. */
+  readonly notify: boolean;
+}
+
+/**
+ * Shutdown and engine failure use `connection_lost` ("the primary or upstream connection dropped
+ * unexpectedly") with close codes the official SDK treats as retryable (1001, 1011), so a client
+ * with reconnect enabled lands on a healthy instance; a client that stopped reading gets 1008.
+ */
+export function closeOutcome(cause: CloseCause): CloseOutcome {
+  switch (cause.kind) {
+    case 'client':
+      return { reason: 'close_requested', detail: 'client_requested', closeCode: 1000, notify: true };
+    case 'deleted':
+      return { reason: 'close_requested', detail: 'session_deleted', closeCode: 1000, notify: true };
+    case 'expired':
+      return { reason: 'expired', detail: 'max_duration_reached', closeCode: 1000, notify: true };
+    case 'idle':
+      // Deepgram closes an idle stream with 1011 (NET-0001); compatible clients expect that code.
+      return { reason: 'expired', detail: 'idle_timeout', closeCode: 1011, notify: true };
+    case 'transport_lost':
+      return { reason: 'connection_lost', detail: 'client_disconnected', closeCode: null, notify: false };
+    case 'client_not_reading':
+      return { reason: 'connection_lost', detail: 'client_not_reading', closeCode: 1008, notify: true };
+    case 'engine_failed':
+      return { reason: 'connection_lost', detail: 'engine_failed', closeCode: 1011, notify: true };
+    case 'shutdown':
+      return { reason: 'connection_lost', detail: 'server_shutdown', closeCode: 1001, notify: true };
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What a dialect asks of a session after parsing a client frame: the neutral client events.
+ * Every dialect maps its own messages onto these (live `session.input_audio.append`, Realtime
+ * `input_audio_buffer.append` and a Deepgram binary frame all become `append`).
+ */
+import type { Effect } from './session.effects';
+import type { SessionMachine } from './session.machine';
+import type { SessionConfig } from './session.types';
+
+export type SessionCommand =
+  | { readonly type: 'start'; readonly config: SessionConfig; readonly clientEventId?: string }
+  | { readonly type: 'update'; readonly clientEventId?: string }
+  /** pcm16 24 kHz mono, any length (odd lengths are refused with invalid_audio). */
+  | { readonly type: 'append'; readonly audio: Buffer; readonly clientEventId?: string }
+  | { readonly type: 'commit'; readonly clientEventId?: string }
+  | { readonly type: 'clear'; readonly clientEventId?: string }
+  | { readonly type: 'mute'; readonly clientEventId?: string }
+  | { readonly type: 'unmute'; readonly clientEventId?: string }
+  | { readonly type: 'close'; readonly clientEventId?: string }
+  /** A refusal the dialect found itself (bad JSON, unknown event, invalid field). */
+  | {
+      readonly type: 'reject';
+      readonly code: string;
+      readonly message: string;
+      readonly param: string | null;
+      readonly clientEventId?: string;
+    };
+
+export type SessionCommandType = SessionCommand['type'];
+
+/** Hands a command to the machine; `nowMs` times appends against the wall clock. */
+export function dispatchCommand(machine: SessionMachine, command: SessionCommand, nowMs: number): readonly Effect[] {
+  switch (command.type) {
+    case 'append':
+      return machine.appendAudio(command.audio, nowMs, command.clientEventId);
+    case 'start':
+      return machine.start(command.config, command.clientEventId);
+    case 'update':
+      return machine.update(command.clientEventId);
+    case 'commit':
+      return machine.commit(command.clientEventId);
+    case 'clear':
+      return machine.clear(command.clientEventId);
+    case 'mute':
+      return machine.mute(command.clientEventId);
+    case 'unmute':
+      return machine.unmute(command.clientEventId);
+    case 'close':
+      return machine.close({ kind: 'client', clientEventId: command.clientEventId });
+    case 'reject':
+      return machine.reject(command.code, command.message, command.param, command.clientEventId);
+  }
+}
