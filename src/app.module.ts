@@ -6,11 +6,16 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseLocation, DatabaseModule } from './database/database.module';
 import { AuthModule } from './modules/auth/auth.module';
+import { ClientSecretsModule } from './modules/client-secrets/client-secrets.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { ModelsModule } from './modules/models/models.module';
 import { OpenApiModule } from './modules/openapi/openapi.module';
 import { ProjectsModule } from './modules/projects/projects.module';
+import { SessionsModule } from './modules/sessions/sessions.module';
+import { UsageModule } from './modules/usage/usage.module';
+import { LiveGatewayModule } from './modules/live-gateway/live-gateway.module';
+import { EnginesModule } from './engines/engines.module';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
 @Module({})
@@ -27,6 +32,11 @@ export class AppModule {
         AuthModule,
         ModelsModule,
         OpenApiModule,
+        SessionsModule,
+        ClientSecretsModule,
+        UsageModule,
+        EnginesModule,
+        LiveGatewayModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

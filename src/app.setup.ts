@@ -45,7 +45,8 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
     bodyParser: false, // JSON bodies are parsed by our own parser (installHttpHooks)
   });
   app.setGlobalPrefix('v1', { exclude: UNVERSIONED });
-  app.useWebSocketAdapter(new WsAdapter(app));
+  // Sockets read their frames themselves (binary-safe); Nest's parser would JSON.parse every audio frame.
+  app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined as never }));
   app.enableShutdownHooks();
   installHttpHooks(app);
   await app.init();

@@ -20,6 +20,10 @@ export class SessionRegistry {
     });
   }
 
+  ids(): string[] {
+    return [...this.sessions.keys()];
+  }
+
   get(sessionId: string): SessionRuntime | undefined {
     return this.sessions.get(sessionId);
   }

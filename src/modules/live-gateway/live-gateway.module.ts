@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { ClientSecretsModule } from '../client-secrets/client-secrets.module';
+import { SessionsModule } from '../sessions/sessions.module';
+import { UsageModule } from '../usage/usage.module';
+import { LiveGateway } from './live.gateway';
+import { HeldSessionsRepository } from './sockets/held-sessions.repository';
+import { InstanceIdentity } from './sockets/instance-identity';
+import { SessionPortsFactory } from './sockets/session-ports.factory';
+import { SocketAdmission } from './sockets/socket-admission.service';
+import { SocketSessions } from './sockets/socket-sessions.service';
+
+/** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
+@Module({
+  imports: [AuthModule, ClientSecretsModule, SessionsModule, UsageModule],
+  providers: [InstanceIdentity, SocketAdmission, SessionPortsFactory, HeldSessionsRepository, SocketSessions, LiveGateway],
+})
+export class LiveGatewayModule {}

@@ -1,0 +1,54 @@
+import { Inject, Logger } from '@nestjs/common';
+import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { AppConfig } from '../../config/app-config';
+import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
+import { LiveConnection } from './live.protocol.connection';
+import { guardHandshake } from './sockets/handshake';
+import { MAX_SOCKET_MESSAGE_BYTES, START_TIMEOUT_MS } from './sockets/socket-limits';
+import { SessionPortsFactory } from './sockets/session-ports.factory';
+import { SocketAdmission } from './sockets/socket-admission.service';
+import { SocketSessions } from './sockets/socket-sessions.service';
+import { wsTransport } from './sockets/ws-transport';
+
+/** `session.live_url`: the live protocol (openai Live convention) over the shared session core. */
+@WebSocketGateway({ path: '/v1/live/sessions', maxPayload: MAX_SOCKET_MESSAGE_BYTES })
+export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
+  private readonly logger = new Logger('LiveGateway');
+
+  constructor(
+    private readonly admission: SocketAdmission,
+    private readonly ports: SessionPortsFactory,
+    private readonly sessions: SocketSessions,
+    private readonly config: AppConfig,
+    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+  ) {}
+
+  afterInit(server: WebSocketServer): void {
+    guardHandshake(server, 'live', this.admission);
+  }
+
+  handleConnection(ws: WebSocket, req: IncomingMessage): void {
+    const admitted = this.admission.take(req);
+    const ports = this.ports.create(admitted);
+    const connection = new LiveConnection({
+      sessionId: admitted.sessionId,
+      engine: this.engine,
+      lock: admitted.kind === 'client_secret' ? admitted.lock : null,
+      store: ports.store,
+      meter: ports.meter,
+      transport: wsTransport(ws),
+      logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
+      limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
+    });
+    this.sessions.track('live', connection.runtime, ports);
+    ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
+    ws.on('close', () => connection.onClose());
+    // A socket that never starts a session must not hold a slot (or a redeemed secret's row) forever.
+    const startTimer = setTimeout(() => {
+      if (connection.runtime.phase === 'awaiting_start') ws.close(1008, 'session.start not received in time');
+    }, START_TIMEOUT_MS);
+    void connection.runtime.done.finally(() => clearTimeout(startTimer));
+  }
+}

@@ -1,0 +1,51 @@
+import type { TurnDetectionConfig } from '../../../engines/engine.types';
+import type { SessionConfig } from '../../../session-core';
+import type { SessionAudioConfig, SessionType } from '../../sessions/entities/session.entity';
+import type { RequestedSessionConfig } from '../../sessions/session-config';
+
+/** The stored, resolved audio configuration of a session → what its runtime and engine run with. */
+export function coreConfigOf(type: SessionType, model: string, audio: SessionAudioConfig): SessionConfig {
+  const td = audio.input.turn_detection;
+  const turnDetection: TurnDetectionConfig | null = td
+    ? {
+        type: 'server_vad',
+        threshold: Number(td.threshold ?? 0.5),
+        silenceDurationMs: Number(td.silence_duration_ms ?? 500),
+        prefixPaddingMs: Number(td.prefix_padding_ms ?? 300),
+      }
+    : null;
+  return {
+    type,
+    model,
+    voice: audio.output?.voice ?? null,
+    language: audio.input.transcription.language,
+    turnDetection,
+    outputEncoding: audio.output?.encoding ?? 'base64',
+  };
+}
+
+/** A socket's validated session.start → the request shape the admission path resolves and stores. */
+export function requestedOf(config: SessionConfig): RequestedSessionConfig {
+  const td = config.turnDetection;
+  return {
+    type: config.type,
+    model: config.model,
+    audio: {
+      input: {
+        format: { type: 'audio/pcm', rate: 24_000 },
+        transcription: { language: config.language },
+        turn_detection: td
+          ? {
+              type: 'server_vad',
+              threshold: td.threshold,
+              silence_duration_ms: td.silenceDurationMs,
+              prefix_padding_ms: td.prefixPaddingMs,
+            }
+          : null,
+      },
+      ...(config.type === 'live' && config.voice
+        ? { output: { voice: config.voice, encoding: config.outputEncoding } }
+        : {}),
+    },
+  };
+}
