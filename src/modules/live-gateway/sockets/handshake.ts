@@ -24,7 +24,7 @@ export function guardHandshake(server: WebSocketServer, dialect: SocketDialect, 
         const rendered = renderError(error, requestId);
         if (rendered.unexpected) logger.error({ err: error, requestId, dialect }, 'socket handshake failed');
         done(false, rendered.status, JSON.stringify(rendered.body), {
-          'content-type': 'application/json',
+          'Content-Type': 'application/json', // ws merges by exact key; this replaces its text/html
           'x-request-id': requestId,
           ...rendered.headers,
         });
