@@ -3,20 +3,55 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'libs/pocketsphinx/build/', 'data/', 'bench/results/'] },
+  {
+    ignores: [
+      'dist/',
+      '.scratch/',
+      'node_modules/',
+      'coverage/',
+      'libs/pocketsphinx/build/',
+      'data/',
+      'bench/results/',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        __dirname: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
       // Configuration is read in one place only (src/config); everything else gets AppConfig injected.
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through AppConfig.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through AppConfig.' },
+      ],
     },
   },
   {
-    files: ['src/config/**', 'ormconfig.ts', 'test/**', 'bench/**', 'scripts/**', '**/*.spec.ts', 'libs/pglite-host/**'],
+    files: [
+      'src/config/**',
+      'ormconfig.ts',
+      'test/**',
+      'bench/**',
+      'scripts/**',
+      '**/*.spec.ts',
+      'libs/pglite-host/**',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

@@ -35,9 +35,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req');
     },
-    https: config.tls
-      ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
-      : undefined,
+    https: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     logger: new PinoNestLogger(root),
@@ -80,10 +78,15 @@ function installHttpHooks(app: NestFastifyApplication): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]));
+    if (body === '')
+      return done(new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]));
     parseJson(request, body as string, (error, value) =>
       error
-        ? done(new RequestValidationError([{ loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' }]))
+        ? done(
+            new RequestValidationError([
+              { loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' },
+            ]),
+          )
         : done(null, value),
     );
   });

@@ -12,7 +12,9 @@ async function main(): Promise<void> {
   }
   const dataSource = await new DataSource(dataSourceOptions(config.databaseUrl, 1)).initialize();
   const applied = await dataSource.runMigrations({ transaction: 'each' });
-  process.stdout.write(`migrate: applied ${applied.length} migration(s)${applied.map((m) => `\n  ${m.name}`).join('')}\n`);
+  process.stdout.write(
+    `migrate: applied ${applied.length} migration(s)${applied.map((m) => `\n  ${m.name}`).join('')}\n`,
+  );
   await dataSource.destroy();
 }
 

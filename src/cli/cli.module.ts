@@ -8,6 +8,9 @@ import { ProjectsModule } from '../modules/projects/projects.module';
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig, database: DatabaseLocation): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), ProjectsModule] };
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), ProjectsModule],
+    };
   }
 }

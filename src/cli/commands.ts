@@ -44,7 +44,9 @@ export async function runCommand(projects: ProjectsService, args: CliArgs): Prom
       return { project: projectView(project), key: { ...keyView(key), secret } };
     }
     case 'projects show':
-      return args.project ? projectView(await projects.getProject(args.project)) : (await projects.listProjects()).map(projectView);
+      return args.project
+        ? projectView(await projects.getProject(args.project))
+        : (await projects.listProjects()).map(projectView);
     case 'keys create': {
       const { key, secret } = await projects.createKey(need(args.project, '--project'), args.name ?? 'cli');
       return { ...keyView(key), secret };

@@ -18,7 +18,11 @@ describe('AppConfig', () => {
   });
 
   it('parses typed values and trims the public URL', () => {
-    const c = new AppConfig({ PORT: '9000', PUBLIC_URL: 'https://speech.example.com/', DATABASE_URL: 'postgres://u@h/db' });
+    const c = new AppConfig({
+      PORT: '9000',
+      PUBLIC_URL: 'https://speech.example.com/',
+      DATABASE_URL: 'postgres://u@h/db',
+    });
     expect(c.port).toBe(9000);
     expect(c.publicUrl).toBe('https://speech.example.com');
     expect(c.databaseUrl).toBe('postgres://u@h/db');

@@ -56,7 +56,8 @@ export class DatabaseModule implements OnApplicationShutdown {
     const log = DatabaseModule.logger;
     const embedded = await EmbeddedPostgres.start({
       dataDir: join(config.dataDir, 'postgres'),
-      logger: (level, message) => (level === 'debug' ? log.debug(message) : log[level === 'info' ? 'log' : level](message)),
+      logger: (level, message) =>
+        level === 'debug' ? log.debug(message) : log[level === 'info' ? 'log' : level](message),
     });
     DatabaseModule.logger.log(`embedded PostgreSQL ready in ${Date.now() - started} ms (${config.dataDir})`);
     return new DatabaseLocation(embedded.url, embedded);

@@ -34,7 +34,8 @@ export class EnginesModule implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.gate.register({
-      check: () => (this.engine.hasCapacity() ? { available: true } : { available: false, retryAfterMs: CAPACITY_RETRY_MS }),
+      check: () =>
+        this.engine.hasCapacity() ? { available: true } : { available: false, retryAfterMs: CAPACITY_RETRY_MS },
     });
   }
 

@@ -12,7 +12,8 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
   });
   afterAll(() => t?.close());
 
-  const get = (path: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: path, headers });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: path, headers });
 
   describe('authentication', () => {
     it.each([
@@ -35,7 +36,13 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
       expect(res.statusCode).toBe(401);
       const body = res.json();
       expect(body).toEqual({
-        error: { code, message: expect.any(String), param: null, request_id: res.headers['x-request-id'], retry_after_ms: null },
+        error: {
+          code,
+          message: expect.any(String),
+          param: null,
+          request_id: res.headers['x-request-id'],
+          retry_after_ms: null,
+        },
       });
     });
 
@@ -63,7 +70,9 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
     });
 
     it('stores only the SHA-256 of a key', async () => {
-      const rows: { key_hash: string }[] = await t.dataSource.query('SELECT key_hash FROM api_keys WHERE id = $1', [keyId]);
+      const rows: { key_hash: string }[] = await t.dataSource.query('SELECT key_hash FROM api_keys WHERE id = $1', [
+        keyId,
+      ]);
       expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
       const dump = JSON.stringify(await t.dataSource.query('SELECT * FROM api_keys'));
       expect(dump).not.toContain(key);
@@ -106,7 +115,10 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
         audio: { format: 'pcm16', sample_rate: 24000, frame_ms: 80 },
         price: { usd_per_minute: expect.stringMatching(/^\d+\.\d{6}$/) },
       });
-      expect(body.data.find((m: { id: string }) => m.id === 'vendor-asr-streaming')).toMatchObject({ type: 'transcription', voices: [] });
+      expect(body.data.find((m: { id: string }) => m.id === 'vendor-asr-streaming')).toMatchObject({
+        type: 'transcription',
+        voices: [],
+      });
     });
 
     it('shows the project with its 10 USD starting credit and limits', async () => {
@@ -115,7 +127,12 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
       expect(res.json()).toMatchObject({
         object: 'project',
         balance_usd: '10.000000',
-        limits: { concurrent_sessions: 10, max_session_seconds: 120, client_secret_ttl_default_seconds: 60, client_secret_ttl_max_seconds: 600 },
+        limits: {
+          concurrent_sessions: 10,
+          max_session_seconds: 120,
+          client_secret_ttl_default_seconds: 60,
+          client_secret_ttl_max_seconds: 600,
+        },
         created_at: expect.any(Number),
       });
     });
@@ -154,7 +171,8 @@ describe.each(databaseTargets())('request rate limit on %s', (target) => {
   it('answers 429 rate_limit_exceeded with retry hints once the bucket is empty', async () => {
     t = await startTestApp(target, { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '3' } });
     const { apiKey } = await t.newProject();
-    const call = () => t.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${apiKey}` } });
+    const call = () =>
+      t.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${apiKey}` } });
     const answers = [await call(), await call(), await call(), await call()];
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 429]);
     expect(answers[0].headers['x-ratelimit-limit-requests']).toBe('3');

@@ -58,7 +58,10 @@ describe.each(databaseTargets())('live socket protocol on %s', (target) => {
       const first = await SocketClient.open(`${wsUrl}?token=${secret.value}`);
       const refusal = await SocketClient.refusal(`${wsUrl}?token=${secret.value}`);
       expect(refusal.status).toBe(409);
-      expect(refusal.body.error).toMatchObject({ code: 'client_secret_used', request_id: refusal.headers['x-request-id'] });
+      expect(refusal.body.error).toMatchObject({
+        code: 'client_secret_used',
+        request_id: refusal.headers['x-request-id'],
+      });
       first.ws.terminate();
     });
 
@@ -75,7 +78,9 @@ describe.each(databaseTargets())('live socket protocol on %s', (target) => {
       ['an API key in the URL', {}, '?token=KEY', 401, 'api_key_in_query'],
       ['an unknown key', { authorization: 'Bearer wk_nope' }, '', 401, 'invalid_api_key'],
     ])('refuses %s before the upgrade', async (_n, headers, query, status, code) => {
-      const refusal = await SocketClient.refusal(`${wsUrl}${query.replace('KEY', apiKey)}`, { headers: headers as Record<string, string> });
+      const refusal = await SocketClient.refusal(`${wsUrl}${query.replace('KEY', apiKey)}`, {
+        headers: headers as Record<string, string>,
+      });
       expect(refusal.status).toBe(status);
       expect(refusal.headers['content-type']).toContain('application/json');
       expect(refusal.body.error.code).toBe(code);
@@ -106,17 +111,20 @@ describe.each(databaseTargets())('live socket protocol on %s', (target) => {
       expect((await c.waitFor('session.closed')).usage).toMatchObject({ frames: 10 });
     });
 
-    it.each(['session.commentary.append', 'session.thinking.append', 'session.instructions.append', 'response.create', 'response.item.create'])(
-      'refuses %s with unsupported_event, param type, and stays open',
-      async (type) => {
-        const { c } = await started();
-        c.send({ type, event_id: 'x1' });
-        const error = await c.waitFor('error');
-        expect(error).toMatchObject({ client_event_id: 'x1', error: { code: 'unsupported_event', param: 'type' } });
-        c.send({ type: 'session.close' });
-        await c.waitFor('session.closed');
-      },
-    );
+    it.each([
+      'session.commentary.append',
+      'session.thinking.append',
+      'session.instructions.append',
+      'response.create',
+      'response.item.create',
+    ])('refuses %s with unsupported_event, param type, and stays open', async (type) => {
+      const { c } = await started();
+      c.send({ type, event_id: 'x1' });
+      const error = await c.waitFor('error');
+      expect(error).toMatchObject({ client_event_id: 'x1', error: { code: 'unsupported_event', param: 'type' } });
+      c.send({ type: 'session.close' });
+      await c.waitFor('session.closed');
+    });
 
     it('refuses a voice other than aria with invalid_voice', async () => {
       const c = await open();
@@ -148,9 +156,15 @@ describe.each(databaseTargets())('live socket protocol on %s', (target) => {
 
     it('sends output audio as binary frames when audio.output.encoding is binary', async () => {
       const c = await open();
-      c.send({ type: 'session.start', session: { model: 'vendor-voicechat', audio: { output: { voice: 'aria', encoding: 'binary' } } } });
+      c.send({
+        type: 'session.start',
+        session: { model: 'vendor-voicechat', audio: { output: { voice: 'aria', encoding: 'binary' } } },
+      });
       await c.waitFor('session.started');
-      c.send({ type: 'session.input_audio.append', audio: Buffer.concat([tone(1200), silence(900)]).toString('base64') });
+      c.send({
+        type: 'session.input_audio.append',
+        audio: Buffer.concat([tone(1200), silence(900)]).toString('base64'),
+      });
       await c.waitFor('session.output_transcript.delta', 15_000);
       await sleep(500);
       expect(c.binary.length).toBeGreaterThan(0);
@@ -189,13 +203,27 @@ describe.each(databaseTargets())('live socket protocol on %s', (target) => {
       expect(closed.reason).toBe('close_requested');
       expect(await c.waitClosed()).toBe(1000);
       expect((await rest('GET', `/v1/sessions/${start.session.id}`)).statusCode).toBe(404);
-      const row: { status: string }[] = await t.dataSource.query('SELECT status FROM sessions WHERE id = $1', [start.session.id]);
+      const row: { status: string }[] = await t.dataSource.query('SELECT status FROM sessions WHERE id = $1', [
+        start.session.id,
+      ]);
       expect(row[0].status).toBe('closed');
     });
 
     it('never crashes on fuzzed client events and always still closes cleanly', async () => {
       const event = fc.oneof(
-        fc.record({ type: fc.constantFrom('session.update', 'session.input_audio.append', 'session.input_audio.mute', 'session.start', 'nope', ''), event_id: fc.option(fc.string(), { nil: undefined }), audio: fc.option(fc.string(), { nil: undefined }), session: fc.option(fc.object(), { nil: undefined }) }),
+        fc.record({
+          type: fc.constantFrom(
+            'session.update',
+            'session.input_audio.append',
+            'session.input_audio.mute',
+            'session.start',
+            'nope',
+            '',
+          ),
+          event_id: fc.option(fc.string(), { nil: undefined }),
+          audio: fc.option(fc.string(), { nil: undefined }),
+          session: fc.option(fc.object(), { nil: undefined }),
+        }),
         fc.jsonValue(),
       );
       await fc.assert(
@@ -211,7 +239,6 @@ describe.each(databaseTargets())('live socket protocol on %s', (target) => {
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     }, 60_000);
   });
-
 });
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -33,11 +33,17 @@ describe.each(databaseTargets())('live socket with the official openai SDK on %s
     live.send({
       type: 'session.start',
       event_id: 'evt_start',
-      session: { model: 'vendor-voicechat', audio: { format: { type: 'audio/pcm', rate: 24000 }, output: { voice: 'aria' } } },
+      session: {
+        model: 'vendor-voicechat',
+        audio: { format: { type: 'audio/pcm', rate: 24000 }, output: { voice: 'aria' } },
+      },
     });
     await until(() => events.some((e) => e.type === 'session.started'));
     const started = events.find((e) => e.type === 'session.started');
-    expect(started).toMatchObject({ client_event_id: 'evt_start', session: { id: expect.stringMatching(/^sess_/), model: 'vendor-voicechat', status: 'active' } });
+    expect(started).toMatchObject({
+      client_event_id: 'evt_start',
+      session: { id: expect.stringMatching(/^sess_/), model: 'vendor-voicechat', status: 'active' },
+    });
     expect(started.session.expires_at).toBeGreaterThan(Date.now() / 1000 + 100);
 
     for (const chunk of chunks(conversation(10), 400)) {
@@ -68,11 +74,19 @@ describe.each(databaseTargets())('live socket with the official openai SDK on %s
     const usage = byType('session.usage.updated');
     expect(usage.length).toBeGreaterThanOrEqual(2); // at least every 5 s of audio
     const closedEvent = byType('session.closed')[0];
-    expect(closedEvent).toMatchObject({ reason: 'close_requested', client_event_id: 'evt_close', usage: { seconds: 10, frames: 125 } });
+    expect(closedEvent).toMatchObject({
+      reason: 'close_requested',
+      client_event_id: 'evt_close',
+      usage: { seconds: 10, frames: 125 },
+    });
     const ids = events.map((e) => e.event_id).filter(Boolean);
     expect(new Set(ids).size).toBe(ids.length);
 
-    const rest = await t.app.inject({ method: 'GET', url: `/v1/sessions/${started.session.id}`, headers: { authorization: `Bearer ${apiKey}` } });
+    const rest = await t.app.inject({
+      method: 'GET',
+      url: `/v1/sessions/${started.session.id}`,
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect(rest.json()).toMatchObject({
       id: started.session.id,
       status: 'closed',

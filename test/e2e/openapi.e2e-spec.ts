@@ -37,9 +37,13 @@ describe('OpenAPI document', () => {
   it('declares every error status with its body on authenticated operations', () => {
     const op = doc.paths['/v1/models'].get;
     for (const status of ['400', '401', '403', '404', '409', '429', '500', '503']) {
-      expect(op.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelopeDto');
+      expect(op.responses[status].content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/ErrorEnvelopeDto',
+      );
     }
-    expect(op.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/HTTPValidationErrorDto');
+    expect(op.responses['422'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/HTTPValidationErrorDto',
+    );
     expect(op.security).toEqual(expect.arrayContaining([{ bearer: [] }, { token: [] }, { api_key: [] }]));
   });
 
@@ -48,7 +52,13 @@ describe('OpenAPI document', () => {
     expect(Object.keys(schemas.ModelDto.properties)).toEqual(
       expect.arrayContaining(['id', 'object', 'type', 'audio', 'voices', 'max_session_seconds', 'price']),
     );
-    expect(Object.keys(schemas.ErrorBodyDto.properties).sort()).toEqual(['code', 'message', 'param', 'request_id', 'retry_after_ms']);
+    expect(Object.keys(schemas.ErrorBodyDto.properties).sort()).toEqual([
+      'code',
+      'message',
+      'param',
+      'request_id',
+      'retry_after_ms',
+    ]);
     expect(doc.paths['/v1/openapi.json'].get.security ?? []).toEqual([]);
     expect(doc.paths['/healthz']).toBeUndefined();
   });

@@ -5,7 +5,8 @@ export const FRAME_BYTES = 3840; // 80 ms
 export function tone(ms: number, hz = 440, amplitude = 8000): Buffer {
   const samples = Math.round((RATE * ms) / 1000);
   const buf = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) buf.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / RATE)), i * 2);
+  for (let i = 0; i < samples; i++)
+    buf.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / RATE)), i * 2);
   return buf;
 }
 

@@ -35,13 +35,22 @@ export class SocketClient {
       ws.once('unexpected-response', (_req, res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => reject(Object.assign(new Error(`refused ${res.statusCode}`), { refusal: { status: res.statusCode!, body: text ? JSON.parse(text) : null, headers: res.headers } })));
+        res.on('end', () =>
+          reject(
+            Object.assign(new Error(`refused ${res.statusCode}`), {
+              refusal: { status: res.statusCode!, body: text ? JSON.parse(text) : null, headers: res.headers },
+            }),
+          ),
+        );
       });
       ws.once('error', (e) => reject(e));
     });
   }
 
-  static async refusal(url: string, options: WebSocket.ClientOptions & { protocols?: string[] } = {}): Promise<Refusal> {
+  static async refusal(
+    url: string,
+    options: WebSocket.ClientOptions & { protocols?: string[] } = {},
+  ): Promise<Refusal> {
     try {
       const c = await SocketClient.open(url, options);
       c.ws.terminate();
@@ -72,7 +81,8 @@ export class SocketClient {
     for (;;) {
       const found = this.events.find(match);
       if (found) return found;
-      if (this.closeCode !== null) throw new Error(`socket closed (${this.closeCode}) before the event; got ${this.types()}`);
+      if (this.closeCode !== null)
+        throw new Error(`socket closed (${this.closeCode}) before the event; got ${this.types()}`);
       if (Date.now() > deadline) throw new Error(`timed out waiting; got ${this.types()}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 100);

@@ -29,7 +29,9 @@ export interface TestAppOptions {
 
 /** Starts the real service (real Fastify, real sockets, real database) on an ephemeral port. */
 export async function startTestApp(target: DatabaseTarget, options: TestAppOptions = {}): Promise<TestApp> {
-  const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase(target);
+  const db = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => {} }
+    : await createTestDatabase(target);
   const config = new AppConfig({ LOG_LEVEL: 'info', SPEECH_ENGINE: 'scripted', ...options.env });
   const logs: string[] = [];
   const sink = new Writable({
@@ -40,7 +42,11 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
   });
   let app: NestFastifyApplication;
   try {
-    app = await createApp({ config, database: new DatabaseLocation(db.url, null), logger: createRootLogger('trace', sink) });
+    app = await createApp({
+      config,
+      database: new DatabaseLocation(db.url, null),
+      logger: createRootLogger('trace', sink),
+    });
     await app.listen(0, '127.0.0.1');
   } catch (error) {
     await db.drop();

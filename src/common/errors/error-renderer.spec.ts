@@ -9,17 +9,29 @@ describe('renderError', () => {
     expect(r.status).toBe(429);
     expect(r.headers).toEqual({ 'retry-after': '2' });
     expect(r.body).toEqual({
-      error: { code: 'concurrency_limit_exceeded', message: 'too many', param: null, request_id: 'req_1', retry_after_ms: 1500 },
+      error: {
+        code: 'concurrency_limit_exceeded',
+        message: 'too many',
+        param: null,
+        request_id: 'req_1',
+        retry_after_ms: 1500,
+      },
     });
   });
 
   it('renders validation failures as the 422 HTTPValidationError shape', () => {
     const issue = { loc: ['body', 'x'], msg: 'property x should not exist', type: 'extra_forbidden' };
-    expect(renderError(new RequestValidationError([issue]), 'req_2')).toMatchObject({ status: 422, body: { detail: [issue] } });
+    expect(renderError(new RequestValidationError([issue]), 'req_2')).toMatchObject({
+      status: 422,
+      body: { detail: [issue] },
+    });
   });
 
   it('keeps framework statuses with the code of the table', () => {
-    expect(renderError(new NotFoundException(), 'r')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    expect(renderError(new NotFoundException(), 'r')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found' } },
+    });
     expect(renderError(new PayloadTooLargeException(), 'r')).toMatchObject({
       status: 413,
       body: { error: { code: 'payload_too_large' } },

@@ -49,7 +49,11 @@ export function renderError(error: unknown, requestId: string): RenderedError {
   }
   return {
     status: 500,
-    body: errorEnvelope('internal_error', 'The server failed to handle the request; quote request_id when reporting it.', requestId),
+    body: errorEnvelope(
+      'internal_error',
+      'The server failed to handle the request; quote request_id when reporting it.',
+      requestId,
+    ),
     headers: {},
     unexpected: true,
   };

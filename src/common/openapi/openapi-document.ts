@@ -10,7 +10,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' }, 'bearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: Token <API key>' }, 'token')
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: Token <API key>' },
+      'token',
+    )
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'X-API-Key: <API key>' }, 'api_key')
     .build();
   const document = SwaggerModule.createDocument(app, config, {

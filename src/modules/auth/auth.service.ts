@@ -64,9 +64,13 @@ export class AuthService {
     };
     if (!check.allowed) {
       const retryAfterMs = Math.ceil(((1 - check.tokens) / this.refillPerSecond) * 1000);
-      throw new AppError('rate_limit_exceeded', `Request rate limit of ${this.capacity} per minute reached for this key`, {
-        retryAfterMs,
-      });
+      throw new AppError(
+        'rate_limit_exceeded',
+        `Request rate limit of ${this.capacity} per minute reached for this key`,
+        {
+          retryAfterMs,
+        },
+      );
     }
     return { kind: 'api_key', projectId: check.projectId, apiKeyId: check.id };
   }

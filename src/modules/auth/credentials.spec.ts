@@ -11,7 +11,10 @@ describe('extractHeaderCredential', () => {
     ['TOKEN wk_a', 'wk_a'],
     ['Token   wk_a  ', 'wk_a'],
   ])('reads "%s"', (authorization, value) => {
-    expect(extractHeaderCredential({ authorization })).toEqual({ kind: 'found', credential: { value, source: 'authorization' } });
+    expect(extractHeaderCredential({ authorization })).toEqual({
+      kind: 'found',
+      credential: { value, source: 'authorization' },
+    });
   });
 
   it('reads X-API-Key when there is no Authorization header', () => {

@@ -10,9 +10,7 @@ export interface Credential {
 const SCHEMES = new Set(['bearer', 'token']);
 
 export type ExtractResult =
-  | { kind: 'none' }
-  | { kind: 'malformed'; reason: string }
-  | { kind: 'found'; credential: Credential };
+  { kind: 'none' } | { kind: 'malformed'; reason: string } | { kind: 'found'; credential: Credential };
 
 /**
  * Finds the credential of a request: `Authorization: Bearer|Token <value>` (scheme case-insensitive),

@@ -4,9 +4,7 @@ import { Credential, extractHeaderCredential } from './credentials';
 export type SocketDialect = 'live' | 'realtime' | 'listen';
 
 export type SocketCredentialResult =
-  | { kind: 'none' }
-  | { kind: 'malformed'; reason: string }
-  | { kind: 'found'; credential: Credential };
+  { kind: 'none' } | { kind: 'malformed'; reason: string } | { kind: 'found'; credential: Credential };
 
 const REALTIME_KEY_PROTOCOL = 'openai-insecure-api-key.';
 

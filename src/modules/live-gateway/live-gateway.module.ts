@@ -13,6 +13,13 @@ import { SocketSessions } from './sockets/socket-sessions.service';
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
   imports: [AuthModule, ClientSecretsModule, SessionsModule, UsageModule],
-  providers: [InstanceIdentity, SocketAdmission, SessionPortsFactory, HeldSessionsRepository, SocketSessions, LiveGateway],
+  providers: [
+    InstanceIdentity,
+    SocketAdmission,
+    SessionPortsFactory,
+    HeldSessionsRepository,
+    SocketSessions,
+    LiveGateway,
+  ],
 })
 export class LiveGatewayModule {}

@@ -23,8 +23,20 @@ export class ModelCatalog {
 
   constructor(config: AppConfig) {
     this.models = [
-      { id: VOICECHAT, type: 'live', created: 1767225600, voices: VOICES, priceMicrosPerMinute: config.priceMicrosPerMinute.voicechat },
-      { id: ASR_STREAMING, type: 'transcription', created: 1767225600, voices: [], priceMicrosPerMinute: config.priceMicrosPerMinute.asr },
+      {
+        id: VOICECHAT,
+        type: 'live',
+        created: 1767225600,
+        voices: VOICES,
+        priceMicrosPerMinute: config.priceMicrosPerMinute.voicechat,
+      },
+      {
+        id: ASR_STREAMING,
+        type: 'transcription',
+        created: 1767225600,
+        voices: [],
+        priceMicrosPerMinute: config.priceMicrosPerMinute.asr,
+      },
     ];
   }
 

@@ -60,7 +60,10 @@ export class SessionPortsFactory {
       try {
         await this.sessions.markClosed(admitted.sessionId, 'connection_lost');
       } catch (error) {
-        this.logger.error({ err: error, sessionId: admitted.sessionId }, 'could not record an unstarted session as closed');
+        this.logger.error(
+          { err: error, sessionId: admitted.sessionId },
+          'could not record an unstarted session as closed',
+        );
       }
     };
     return { store, meter, settle };

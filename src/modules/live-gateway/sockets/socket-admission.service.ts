@@ -40,25 +40,39 @@ export class SocketAdmission {
 
   async admit(req: IncomingMessage, dialect: SocketDialect): Promise<Admitted> {
     if (this.lifecycle.isDraining) {
-      throw new AppError('shutting_down', 'This instance is shutting down; connect again', { retryAfterMs: SHUTDOWN_RETRY_MS });
+      throw new AppError('shutting_down', 'This instance is shutting down; connect again', {
+        retryAfterMs: SHUTDOWN_RETRY_MS,
+      });
     }
     if (queryCarriesApiKey(req.url)) {
-      throw new AppError('api_key_in_query', 'API keys are never accepted in a URL; send the key in a header or use a client secret');
+      throw new AppError(
+        'api_key_in_query',
+        'API keys are never accepted in a URL; send the key in a header or use a client secret',
+      );
     }
     const found = extractSocketCredential(req, dialect);
     if (found.kind === 'none') {
-      throw new AppError('missing_api_key', 'Send an API key in the Authorization header, or a client secret as ?token=');
+      throw new AppError(
+        'missing_api_key',
+        'Send an API key in the Authorization header, or a client secret as ?token=',
+      );
     }
     if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
     // Before redemption, so a full instance never burns a secret.
     const verdict = this.capacity.check();
     if (!verdict.available) {
-      throw new AppError('capacity_exhausted', 'No speech engine capacity on this instance', { retryAfterMs: verdict.retryAfterMs });
+      throw new AppError('capacity_exhausted', 'No speech engine capacity on this instance', {
+        retryAfterMs: verdict.retryAfterMs,
+      });
     }
     const value = found.credential.value;
     const result: Admitted = isClientSecret(value)
       ? await this.redeem(value)
-      : { kind: 'api_key', sessionId: newId('sess'), principal: await this.auth.verifyApiKey(value, { headers: req.headers }) };
+      : {
+          kind: 'api_key',
+          sessionId: newId('sess'),
+          principal: await this.auth.verifyApiKey(value, { headers: req.headers }),
+        };
     this.admitted.set(req, result);
     return result;
   }
@@ -73,6 +87,11 @@ export class SocketAdmission {
 
   private async redeem(secret: string): Promise<Admitted> {
     const opened = await this.secrets.redeem(secret, { instanceId: this.instance.id });
-    return { kind: 'client_secret', sessionId: opened.id, lock: coreConfigOf(opened.type, opened.model, opened.audio), opened };
+    return {
+      kind: 'client_secret',
+      sessionId: opened.id,
+      lock: coreConfigOf(opened.type, opened.model, opened.audio),
+      opened,
+    };
   }
 }
