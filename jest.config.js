@@ -1,7 +1,7 @@
 /** Unit specs sit beside the code (src/, libs/); end-to-end specs live in test/. */
 module.exports = {
   rootDir: '.',
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/support/node-environment.js',
   setupFiles: ['reflect-metadata'],
   testMatch: ['<rootDir>/{src,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   moduleFileExtensions: ['ts', 'js', 'json', 'node'],
