@@ -27,6 +27,9 @@ export class AppConfig {
   readonly region: string;
   readonly pool: string;
   readonly shutdownGraceSeconds: number;
+  readonly sessionHeartbeatTimeoutSeconds: number;
+  readonly sessionReaperIntervalSeconds: number;
+  readonly sessionExpirySweepSeconds: number;
 
   constructor(env: Record<string, string | undefined>) {
     const e = parseEnvironment(env);
@@ -51,6 +54,9 @@ export class AppConfig {
     this.region = e.REGION;
     this.pool = e.POOL;
     this.shutdownGraceSeconds = e.SHUTDOWN_GRACE_SECONDS;
+    this.sessionHeartbeatTimeoutSeconds = e.SESSION_HEARTBEAT_TIMEOUT_SECONDS;
+    this.sessionReaperIntervalSeconds = e.SESSION_REAPER_INTERVAL_SECONDS;
+    this.sessionExpirySweepSeconds = e.SESSION_EXPIRY_SWEEP_SECONDS;
   }
 
   /** Reads the process environment; the only place in the service that does. */

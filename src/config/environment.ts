@@ -29,16 +29,24 @@ export class Environment {
   @IsInt() @Min(0) @Max(65535) PORT: number = 8080;
   @IsString() @MinLength(1) HOST = '0.0.0.0';
   /** Public base URL (e.g. https://speech.example.com); live_url is built from it. */
-  @trimmed @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
+  @trimmed
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
   PUBLIC_URL?: string;
   /** postgres://… of an external database; without it an embedded PostgreSQL runs in DATA_DIR. */
-  @trimmed @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres://' })
+  @trimmed
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres://' })
   DATABASE_URL?: string;
   @IsString() @MinLength(1) DATA_DIR = './data';
   @IsInt() @Min(1) @Max(100) DATABASE_POOL_SIZE: number = 10;
-  @trimmed @ValidateIf((e: Environment) => e.TLS_KEY_FILE !== undefined) @IsString({ message: 'TLS_CERT_FILE is required with TLS_KEY_FILE' })
+  @trimmed
+  @ValidateIf((e: Environment) => e.TLS_KEY_FILE !== undefined)
+  @IsString({ message: 'TLS_CERT_FILE is required with TLS_KEY_FILE' })
   TLS_CERT_FILE?: string;
-  @trimmed @ValidateIf((e: Environment) => e.TLS_CERT_FILE !== undefined) @IsString({ message: 'TLS_KEY_FILE is required with TLS_CERT_FILE' })
+  @trimmed
+  @ValidateIf((e: Environment) => e.TLS_CERT_FILE !== undefined)
+  @IsString({ message: 'TLS_KEY_FILE is required with TLS_CERT_FILE' })
   TLS_KEY_FILE?: string;
   @IsIn(LOG_LEVELS) LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
@@ -58,6 +66,18 @@ export class Environment {
   @IsString() @MinLength(1) POOL = 'default';
   /** Seconds a stopping instance lets live sessions run before closing them. */
   @IsInt() @Min(0) @Max(600) SHUTDOWN_GRACE_SECONDS: number = 10;
+  /**
+   * An active session whose heartbeat is older than this is closed as connection_lost by the reaper.
+   * Its holder beats every 5 s: keep this several beats long.
+   */
+  @IsInt() @Min(2) @Max(3600) SESSION_HEARTBEAT_TIMEOUT_SECONDS: number = 30;
+  /** How often each instance looks for sessions orphaned by a dead instance; 0 turns the reaper off. */
+  @IsInt() @Min(0) @Max(3600) SESSION_REAPER_INTERVAL_SECONDS: number = 10;
+  /**
+   * How often each instance marks lapsed pending sessions (secret never used) `expired`. Limits and views
+   * already treat a lapsed secret as expired; the sweep keeps the stored status (exports, filters) true.
+   */
+  @IsInt() @Min(1) @Max(3600) SESSION_EXPIRY_SWEEP_SECONDS: number = 10;
 }
 
 export class ConfigError extends Error {}

@@ -55,6 +55,14 @@ export class RequestValidationPipe implements PipeTransform {
   }
 }
 
+const TYPE_CHECKS = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isObject', 'isArray', 'isIn', 'isEnum']);
+
+/** Unknown or missing fields first, then wrong types, then everything else (ranges, patterns). */
+function priority(constraint: string): number {
+  if (constraint === 'whitelistValidation' || constraint === 'isDefined') return 0;
+  return TYPE_CHECKS.has(constraint) ? 1 : 2;
+}
+
 export function toIssues(errors: ValidationError[], prefix: (string | number)[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const error of errors) {

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
 import { ModelListDto } from './dto/model.dto';
 import { ModelsService } from './models.service';
@@ -13,6 +13,7 @@ export class ModelsController {
 
   @Get()
   @ApiOperation({ summary: 'List models' })
+  @ApiOkResponse({ type: ModelListDto })
   listModels(): ModelListDto {
     return this.models.list();
   }

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { ApiKeyPrincipal } from '../auth/principal';
@@ -15,6 +15,7 @@ export class ProjectController {
 
   @Get()
   @ApiOperation({ summary: 'Project information: balance and limits' })
+  @ApiOkResponse({ type: ProjectDto })
   getProject(@CurrentPrincipal() principal: ApiKeyPrincipal): Promise<ProjectDto> {
     return this.view.get(principal.projectId);
   }

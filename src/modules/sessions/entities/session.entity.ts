@@ -20,7 +20,8 @@ export interface SessionAudioConfig {
 
 @Entity('sessions')
 @Index('IDX_sessions_project_created', ['projectId', 'createdAt', 'id'])
-@Index('IDX_sessions_project_status', ['projectId', 'status'])
+// Admission counts a project's pending (unexpired) and active sessions: a range scan of this index.
+@Index('IDX_sessions_project_status_expires', ['projectId', 'status', 'expiresAt'])
 @Index('IDX_sessions_status_expires', ['status', 'expiresAt'])
 export class SessionEntity {
   @PrimaryColumn({ type: 'varchar', length: 40 })

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { SessionAudioConfig, SessionType } from '../sessions/entities/session.entity';
+
+/** A secret found by its hash, row-locked until the transaction ends. */
+export interface LockedSecret {
+  id: string;
+  used: boolean;
+  revoked: boolean;
+  lapsed: boolean;
+}
+
+/** The session a redemption activated, with what the caller still has to check. */
+export interface ActivatedSession {
+  id: string;
+  projectId: string;
+  apiKeyId: string | null;
+  type: SessionType;
+  model: string;
+  pool: string;
+  region: string;
+  audio: SessionAudioConfig;
+  metadata: Record<string, string>;
+  startedAt: Date;
+  secretExpiresAt: Date;
+  balanceMicros: number;
+}
+
+interface ActivatedRow {
+  id: string;
+  project_id: string;
+  api_key_id: string | null;
+  type: SessionType;
+  model: string;
+  pool: string;
+  region: string;
+  audio: SessionAudioConfig;
+  metadata: Record<string, string>;
+  started_at: Date;
+  secret_expires_at: Date;
+  balance_micros: string;
+}
+
+@Injectable()
+export class ClientSecretsRepository {
+  /** Concurrent redemptions of one secret queue on this lock; each then sees the winner's used_at. */
+  async lockByHash(manager: EntityManager, secretHash: string): Promise<LockedSecret | null> {
+    const rows: { id: string; used: boolean; revoked: boolean; lapsed: boolean }[] = await manager.query(
+      `SELECT id, used_at IS NOT NULL AS used, revoked_at IS NOT NULL AS revoked, expires_at <= now() AS lapsed
+         FROM client_secrets WHERE secret_hash = $1 FOR UPDATE`,
+      [secretHash],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Marks the secret used and its session active in one statement. Null when the session is no longer
+   * pending (the sweeper expired it at the very moment the secret lapsed).
+   */
+  async useAndActivate(
+    manager: EntityManager,
+    secretId: string,
+    instanceId: string | null,
+  ): Promise<ActivatedSession | null> {
+    // TypeORM answers an UPDATE … RETURNING with [rows, rowCount].
+    const [rows]: [ActivatedRow[], number] = await manager.query(
+      `WITH used AS (
+         UPDATE client_secrets SET used_at = now() WHERE id = $1 RETURNING session_id, expires_at
+       )
+       UPDATE sessions s
+          SET status = 'active', started_at = now(), heartbeat_at = now(), instance_id = $2
+         FROM used, projects p
+        WHERE s.id = used.session_id AND p.id = s.project_id AND s.status = 'pending' AND s.deleted_at IS NULL
+       RETURNING s.id, s.project_id, s.api_key_id, s.type, s.model, s.pool, s.region, s.audio, s.metadata,
+                 s.started_at, used.expires_at AS secret_expires_at, p.balance_micros`,
+      [secretId, instanceId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      projectId: row.project_id,
+      apiKeyId: row.api_key_id,
+      type: row.type,
+      model: row.model,
+      pool: row.pool,
+      region: row.region,
+      audio: row.audio,
+      metadata: row.metadata,
+      startedAt: row.started_at,
+      secretExpiresAt: row.secret_expires_at,
+      balanceMicros: Number(row.balance_micros),
+    };
+  }
+}

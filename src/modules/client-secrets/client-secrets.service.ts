@@ -1,0 +1,128 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppError } from '../../common/errors/app-error';
+import { newClientSecret, newId, sha256Hex } from '../../common/ids';
+import { toUnixSeconds } from '../../common/time';
+import { AppConfig } from '../../config/app-config';
+import { isClientSecret } from '../auth/credentials';
+import type { ApiKeyPrincipal } from '../auth/principal';
+import { ModelCatalog } from '../models/model-catalog';
+import { CLIENT_SECRET_TTL } from '../projects/project-limits';
+import { toSessionAudioResponse } from '../sessions/dto/session-audio.dto';
+import type { OpenedSession } from '../sessions/opened-session';
+import { SessionAdmissionService } from '../sessions/session-admission.service';
+import { resolveSessionConfig } from '../sessions/session-config';
+import { CAPACITY_GATE, CapacityGate } from './capacity-gate';
+import { ClientSecretsRepository } from './client-secrets.repository';
+import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
+import { ClientSecretResponseDto, toIngressResponse } from './dto/client-secret-response.dto';
+import { RequestOrigin, SocketUrlSettings, socketUrls } from './socket-urls';
+
+/** Which endpoint was called: the realtime one makes transcription sessions only. */
+export type ClientSecretEndpoint = 'live' | 'realtime';
+
+export interface RedeemOptions {
+  /** The instance that holds the socket, recorded on the session for DELETE and the orphan reaper. */
+  instanceId?: string | null;
+}
+
+const MAX_SECRET_LENGTH = 256;
+
+@Injectable()
+export class ClientSecretsService {
+  private readonly urlSettings: SocketUrlSettings;
+
+  constructor(
+    private readonly secrets: ClientSecretsRepository,
+    private readonly admission: SessionAdmissionService,
+    private readonly models: ModelCatalog,
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
+  ) {
+    this.urlSettings = {
+      publicUrl: config.publicUrl,
+      tls: config.tls !== null,
+      fallbackHost: `localhost:${config.port}`,
+    };
+  }
+
+  /** Issues a secret and its pending session. The secret's plaintext exists only in the answer. */
+  async create(
+    principal: ApiKeyPrincipal,
+    request: ClientSecretRequestDto,
+    origin: RequestOrigin,
+    endpoint: ClientSecretEndpoint,
+  ): Promise<ClientSecretResponseDto> {
+    const resolved = resolveSessionConfig(request.session, this.models, { transcriptionOnly: endpoint === 'realtime' });
+    const capacity = this.capacity.check();
+    if (!capacity.available) {
+      throw new AppError('capacity_exhausted', 'No speech capacity is free right now; retry shortly', {
+        retryAfterMs: capacity.retryAfterMs,
+      });
+    }
+    const value = newClientSecret();
+    const session = {
+      id: newId('sess'),
+      projectId: principal.projectId,
+      apiKeyId: principal.apiKeyId,
+      type: resolved.type,
+      model: resolved.model,
+      pool: this.config.pool,
+      region: this.config.region,
+      metadata: request.metadata ?? {},
+      audio: resolved.audio,
+    };
+    const ttlSeconds = request.expires_after?.seconds ?? CLIENT_SECRET_TTL.defaultSeconds;
+    const admitted = await this.admission.admit(session, {
+      status: 'pending',
+      secret: { id: newId('cs'), hash: sha256Hex(value), ttlSeconds },
+    });
+    const urls = socketUrls(origin, this.urlSettings);
+    return {
+      value,
+      expires_at: toUnixSeconds(admitted.expiresAt!),
+      session: {
+        id: session.id,
+        object: endpoint === 'realtime' ? 'realtime.transcription_session' : 'session',
+        type: session.type,
+        model: session.model,
+        pool: session.pool,
+        region: session.region,
+        audio: toSessionAudioResponse(session.audio),
+        live_url: urls.live,
+        ingress: toIngressResponse(session.type, urls, this.config.maxSessionSeconds),
+        metadata: session.metadata,
+      },
+    };
+  }
+
+  /**
+   * For the socket layer: trades a client secret for its session, in one transaction. The secret must
+   * be known, not revoked, unused and unexpired; it is marked used and its session becomes `active`
+   * (started now), so the session never falls between pending and active. The project must still have
+   * credit. Throws AppError: invalid_client_secret (401), client_secret_used (409),
+   * client_secret_expired (401), insufficient_credit (403). Of concurrent redemptions exactly one wins.
+   */
+  async redeem(secret: string, options: RedeemOptions = {}): Promise<OpenedSession> {
+    if (!isClientSecret(secret) || secret.length > MAX_SECRET_LENGTH) throw invalidSecret();
+    const hash = sha256Hex(secret);
+    return this.dataSource.transaction(async (manager) => {
+      const found = await this.secrets.lockByHash(manager, hash);
+      if (!found || found.revoked) throw invalidSecret();
+      if (found.used) throw new AppError('client_secret_used', 'This client secret already opened its session');
+      if (found.lapsed) throw expiredSecret();
+      const activated = await this.secrets.useAndActivate(manager, found.id, options.instanceId ?? null);
+      if (!activated) throw expiredSecret();
+      if (activated.balanceMicros <= 0) {
+        // Thrown inside the transaction: the secret stays unused and the session pending.
+        throw new AppError('insufficient_credit', 'The project has no credit left; add credit to start sessions');
+      }
+      const { balanceMicros: _balance, ...session } = activated;
+      return session;
+    });
+  }
+}
+
+const invalidSecret = () => new AppError('invalid_client_secret', 'The client secret is not valid');
+const expiredSecret = () => new AppError('client_secret_expired', 'The client secret has expired');

@@ -1,0 +1,184 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { NullableField, OptionalField } from './request-field.validators';
+
+// Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
+// check is written last: a value of the wrong type is reported as such, not as out of range.
+
+export class AudioFormatRequestDto {
+  /** Only `audio/pcm` (pcm16 little-endian, mono) is served. */
+  @ApiPropertyOptional({ default: 'audio/pcm' })
+  @OptionalField()
+  @MaxLength(64)
+  @IsString()
+  type?: string;
+  /** Only 24000 is served; null means the default, 24000. */
+  @ApiProperty({ type: 'integer', nullable: true, required: false, default: 24000 })
+  @NullableField()
+  @IsInt()
+  rate?: number | null;
+}
+
+export class NoiseReductionRequestDto {
+  /** Accepted for compatibility with the OpenAI SDK; no noise reduction is applied. */
+  @ApiPropertyOptional({ enum: ['near_field', 'far_field'] })
+  @OptionalField()
+  @IsIn(['near_field', 'far_field'])
+  type?: 'near_field' | 'far_field';
+  @OptionalField()
+  @Max(1)
+  @Min(0)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  strength?: number;
+}
+
+export class TranscriptionRequestDto {
+  /** `auto` (detect) or a language tag such as `en` or `en-US`. */
+  @ApiPropertyOptional({ default: 'auto' })
+  @OptionalField()
+  @Matches(/^(auto|[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*)$/)
+  @MaxLength(35)
+  @IsString()
+  language?: string;
+  /** Must be the session's model when given. */
+  @OptionalField()
+  @MaxLength(64)
+  @IsString()
+  model?: string;
+  /** Free text that may guide recognition. */
+  @OptionalField()
+  @MaxLength(4096)
+  @IsString()
+  prompt?: string;
+}
+
+export class TurnDetectionRequestDto {
+  /** Voice-activity turn detection (the only kind). */
+  @ApiPropertyOptional({ enum: ['server_vad'], default: 'server_vad' })
+  @OptionalField()
+  @IsIn(['server_vad'])
+  type?: 'server_vad';
+  /** Speech probability above which audio counts as speech. */
+  @ApiPropertyOptional({ default: 0.5 })
+  @OptionalField()
+  @Max(1)
+  @Min(0)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  threshold?: number;
+  /** Audio kept before detected speech, in ms. */
+  @ApiPropertyOptional({ type: 'integer', default: 300 })
+  @OptionalField()
+  @Max(5000)
+  @Min(0)
+  @IsInt()
+  prefix_padding_ms?: number;
+  /** Silence that ends a turn, in ms. */
+  @ApiPropertyOptional({ type: 'integer', default: 500 })
+  @OptionalField()
+  @Max(10000)
+  @Min(100)
+  @IsInt()
+  silence_duration_ms?: number;
+  /** Accepted for compatibility: live sessions always answer each turn. */
+  @OptionalField()
+  @IsBoolean()
+  create_response?: boolean;
+  /** Accepted for compatibility: live sessions can always be interrupted. */
+  @OptionalField()
+  @IsBoolean()
+  interrupt_response?: boolean;
+}
+
+export class AudioInputRequestDto {
+  @OptionalField()
+  @Type(() => AudioFormatRequestDto)
+  @ValidateNested()
+  @IsObject()
+  format?: AudioFormatRequestDto;
+  /** An object or null; accepted for compatibility, responses always show null. */
+  @ApiProperty({ type: () => NoiseReductionRequestDto, nullable: true, required: false })
+  @NullableField()
+  @Type(() => NoiseReductionRequestDto)
+  @ValidateNested()
+  @IsObject()
+  noise_reduction?: NoiseReductionRequestDto | null;
+  @OptionalField()
+  @Type(() => TranscriptionRequestDto)
+  @ValidateNested()
+  @IsObject()
+  transcription?: TranscriptionRequestDto;
+  /** null turns detection off: turns end when the client commits them. Default: server_vad. */
+  @ApiProperty({ type: () => TurnDetectionRequestDto, nullable: true, required: false })
+  @NullableField()
+  @Type(() => TurnDetectionRequestDto)
+  @ValidateNested()
+  @IsObject()
+  turn_detection?: TurnDetectionRequestDto | null;
+}
+
+export class AudioOutputRequestDto {
+  /** The only voice is `aria`. */
+  @ApiPropertyOptional({ default: 'aria' })
+  @OptionalField()
+  @MaxLength(64)
+  @IsString()
+  voice?: string;
+  /** `binary` sends output audio as binary frames of raw pcm16 on the live socket. */
+  @ApiPropertyOptional({ enum: ['base64', 'binary'], default: 'base64' })
+  @OptionalField()
+  @IsIn(['base64', 'binary'])
+  encoding?: 'base64' | 'binary';
+}
+
+export class AudioRequestDto {
+  @OptionalField()
+  @Type(() => AudioInputRequestDto)
+  @ValidateNested()
+  @IsObject()
+  input?: AudioInputRequestDto;
+  /** Live sessions only. */
+  @OptionalField()
+  @Type(() => AudioOutputRequestDto)
+  @ValidateNested()
+  @IsObject()
+  output?: AudioOutputRequestDto;
+}
+
+export class RequestedSessionDto {
+  /** Default `live`, or the type of the requested model; on the realtime path always `transcription`. */
+  @ApiPropertyOptional({ enum: ['live', 'transcription'], default: 'live' })
+  @OptionalField()
+  @IsIn(['live', 'transcription'])
+  type?: 'live' | 'transcription';
+  /** Defaults to the type's model: `vendor-voicechat` (live), `vendor-asr-streaming` (transcription). */
+  @OptionalField()
+  @MaxLength(64)
+  @IsString()
+  model?: string;
+  /** Accepted for compatibility with the OpenAI SDK; log probabilities are not produced. */
+  @OptionalField()
+  @ArrayMaxSize(8)
+  @IsIn(['item.input_audio_transcription.logprobs'], { each: true })
+  @IsArray()
+  include?: string[];
+  @OptionalField()
+  @Type(() => AudioRequestDto)
+  @ValidateNested()
+  @IsObject()
+  audio?: AudioRequestDto;
+}

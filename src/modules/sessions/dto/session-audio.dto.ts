@@ -1,0 +1,69 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SessionAudioConfig } from '../entities/session.entity';
+
+export class AudioFormatResponseDto {
+  /** Always `audio/pcm` (pcm16 little-endian, mono). */
+  type: string;
+  /** Samples per second: 24000. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  rate: number | null;
+}
+
+export class TranscriptionResponseDto {
+  /** `auto` or the language tag that was asked for. */
+  language: string;
+  /** The streaming transcription model (transcription sessions only). */
+  model?: string;
+  /** The prompt that was asked for, if any. */
+  prompt?: string;
+}
+
+export class TurnDetectionResponseDto {
+  @ApiProperty({ enum: ['server_vad'] })
+  type: 'server_vad';
+  /** Speech probability above which audio counts as speech (0..1). */
+  threshold: number;
+  /** Audio kept before detected speech, in ms. */
+  prefix_padding_ms: number;
+  /** Silence that ends a turn, in ms. */
+  silence_duration_ms: number;
+}
+
+export class AudioInputResponseDto {
+  format: AudioFormatResponseDto;
+  transcription: TranscriptionResponseDto;
+  /** null: turns end only when the client commits them. */
+  @ApiProperty({ type: () => TurnDetectionResponseDto, nullable: true })
+  turn_detection: TurnDetectionResponseDto | null;
+  /** Always null: the service applies no noise reduction. */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: false, nullable: true })
+  noise_reduction?: null;
+}
+
+export class AudioOutputResponseDto {
+  /** Always `aria`. */
+  voice: string;
+  /** How output audio travels on the live socket. */
+  @ApiProperty({ enum: ['base64', 'binary'] })
+  encoding: 'base64' | 'binary';
+}
+
+export class AudioResponseDto {
+  input: AudioInputResponseDto;
+  /** Live sessions only; null for transcription sessions. */
+  @ApiProperty({ type: () => AudioOutputResponseDto, nullable: true })
+  output: AudioOutputResponseDto | null;
+}
+
+export function toSessionAudioResponse(audio: SessionAudioConfig): AudioResponseDto {
+  const { format, transcription, turn_detection } = audio.input;
+  return {
+    input: {
+      format: { type: format.type, rate: format.rate },
+      transcription: { ...transcription },
+      turn_detection: turn_detection ? (turn_detection as unknown as TurnDetectionResponseDto) : null,
+      noise_reduction: null,
+    },
+    output: audio.output ? { voice: audio.output.voice, encoding: audio.output.encoding } : null,
+  };
+}

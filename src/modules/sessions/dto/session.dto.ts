@@ -1,0 +1,92 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { microsToUsd } from '../../../common/money';
+import { toUnixSeconds, toUnixSecondsOrNull } from '../../../common/time';
+import { FRAME_MS } from '../../../engines/engine.types';
+import {
+  CLOSE_REASONS,
+  SESSION_STATUSES,
+  type CloseReason,
+  type SessionEntity,
+  type SessionStatus,
+} from '../entities/session.entity';
+import { AudioResponseDto, toSessionAudioResponse } from './session-audio.dto';
+
+export class SessionUsageDto {
+  /** Billable 80 ms frames of input audio. */
+  @ApiProperty({ type: 'integer' })
+  frames: number;
+  /** frames × 0.08. */
+  seconds: number;
+  /** USD as a 6-place decimal string. */
+  cost_usd: string;
+}
+
+export class SessionResponseDto {
+  id: string;
+  @ApiProperty({ enum: ['session'] })
+  object: 'session';
+  @ApiProperty({ enum: ['live', 'transcription'] })
+  type: 'live' | 'transcription';
+  model: string;
+  /** `pending`: secret issued, socket not opened; `expired`: the secret lapsed unused. */
+  @ApiProperty({ enum: SESSION_STATUSES, enumName: 'SessionStatus' })
+  status: SessionStatus;
+  pool: string;
+  region: string;
+  /** Unix seconds. */
+  @ApiProperty({ type: 'integer' })
+  created_at: number;
+  /** Unix seconds; when the socket opened the session. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  started_at: number | null;
+  /** Unix seconds. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  ended_at: number | null;
+  /** Unix seconds: when the session's client secret lapses (null for sessions opened with an API key). */
+  @ApiProperty({ type: 'integer', nullable: true })
+  expires_at: number | null;
+  @ApiProperty({ enum: CLOSE_REASONS, enumName: 'CloseReason', nullable: true })
+  close_reason: CloseReason | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  metadata: Record<string, string>;
+  /** The resolved configuration the session runs with. */
+  @ApiProperty({ type: () => AudioResponseDto })
+  audio: AudioResponseDto;
+  usage: SessionUsageDto;
+}
+
+export class SessionListResponseDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+  /** Newest first. */
+  data: SessionResponseDto[];
+  has_more: boolean;
+  /** Pass as `cursor` to get the next page; null on the last page. */
+  @ApiProperty({ type: String, nullable: true })
+  next_cursor: string | null;
+}
+
+/** `status` is the effective one: a pending session whose secret lapsed is already `expired`. */
+export function toSessionResponse(session: SessionEntity, status: SessionStatus = session.status): SessionResponseDto {
+  return {
+    id: session.id,
+    object: 'session',
+    type: session.type,
+    model: session.model,
+    status,
+    pool: session.pool,
+    region: session.region,
+    created_at: toUnixSeconds(session.createdAt),
+    started_at: toUnixSecondsOrNull(session.startedAt),
+    ended_at: toUnixSecondsOrNull(session.endedAt),
+    expires_at: toUnixSecondsOrNull(session.expiresAt),
+    close_reason: session.closeReason,
+    metadata: session.metadata,
+    audio: toSessionAudioResponse(session.audio),
+    usage: {
+      frames: session.frames,
+      seconds: (session.frames * FRAME_MS) / 1000,
+      cost_usd: microsToUsd(session.costMicros),
+    },
+  };
+}

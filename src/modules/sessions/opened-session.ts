@@ -1,0 +1,21 @@
+import type { SessionAudioConfig, SessionType } from './entities/session.entity';
+
+/**
+ * A session a socket may now run, already `active` in the database: what
+ * ClientSecretsService.redeem() and SessionsService.openWithApiKey() hand to the socket layer.
+ */
+export interface OpenedSession {
+  id: string;
+  projectId: string;
+  /** The API key that created the secret or opened the socket. */
+  apiKeyId: string | null;
+  type: SessionType;
+  model: string;
+  pool: string;
+  region: string;
+  audio: SessionAudioConfig;
+  metadata: Record<string, string>;
+  startedAt: Date;
+  /** When the client secret lapses; null for sessions opened with an API key. */
+  secretExpiresAt: Date | null;
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors/app-error';
+import { AppConfig } from '../../config/app-config';
+import { Admission, NewSession, SessionAdmissionRepository } from './session-admission.repository';
+
+export interface AdmittedSession {
+  createdAt: Date;
+  /** Set for sessions admitted active. */
+  startedAt: Date | null;
+  /** The secret's expiry, for sessions admitted pending. */
+  expiresAt: Date | null;
+}
+
+/** When only running sessions hold the slots and none reports an end, ask the client to retry soon. */
+const DEFAULT_RETRY_AFTER_MS = 1000;
+
+/**
+ * The one gate every new session passes, issued with a secret or opened on a socket with an API key:
+ * credit above zero and fewer pending-plus-active sessions than the limit. Checked and inserted
+ * atomically under the project's row lock, so the limit holds across instances on one PostgreSQL.
+ */
+@Injectable()
+export class SessionAdmissionService {
+  constructor(
+    private readonly admissions: SessionAdmissionRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async admit(session: NewSession, admission: Admission): Promise<AdmittedSession> {
+    const limit = this.config.concurrentSessionsLimit;
+    const result = await this.admissions.admit(session, admission, {
+      concurrentSessions: limit,
+      maxSessionSeconds: this.config.maxSessionSeconds,
+    });
+    switch (result.outcome) {
+      case 'admitted':
+        return { createdAt: result.createdAt, startedAt: result.startedAt, expiresAt: result.expiresAt };
+      case 'no_credit':
+        throw new AppError('insufficient_credit', 'The project has no credit left; add credit to start sessions');
+      case 'limit':
+        throw new AppError(
+          'concurrency_limit_exceeded',
+          `The project already has ${result.openSessions} pending or active sessions (limit ${limit})`,
+          { retryAfterMs: result.nextFreeInMs ?? DEFAULT_RETRY_AFTER_MS },
+        );
+      case 'no_project':
+        throw new AppError('not_found', `No project ${session.projectId}`);
+    }
+  }
+}

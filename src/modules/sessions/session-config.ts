@@ -1,0 +1,164 @@
+/**
+ * Turns a requested session configuration (the `session` object of a client-secret request, or of a
+ * socket's session.start opened with an API key) into the configuration the session runs with.
+ * Pure: the model catalog is passed in, errors are AppErrors naming the offending parameter.
+ */
+import { AppError } from '../../common/errors/app-error';
+import { SAMPLE_RATE } from '../../engines/engine.types';
+import type { SessionAudioConfig, SessionType } from './entities/session.entity';
+
+export const SUPPORTED_FORMAT = 'audio/pcm';
+export const SUPPORTED_VOICE = 'aria';
+export const DEFAULT_LANGUAGE = 'auto';
+/** OpenAI's server_vad defaults, so that clients written for it behave the same here. */
+export const DEFAULT_TURN_DETECTION = {
+  type: 'server_vad',
+  threshold: 0.5,
+  prefix_padding_ms: 300,
+  silence_duration_ms: 500,
+};
+
+export interface RequestedTurnDetection {
+  type?: string;
+  threshold?: number;
+  prefix_padding_ms?: number;
+  silence_duration_ms?: number;
+  create_response?: boolean;
+  interrupt_response?: boolean;
+}
+
+/** The shape of a requested session; the request DTOs satisfy it, and so can a socket's own parsing. */
+export interface RequestedSessionConfig {
+  type?: SessionType;
+  model?: string;
+  include?: string[];
+  audio?: {
+    input?: {
+      format?: { type?: string; rate?: number | null };
+      noise_reduction?: { type?: string; strength?: number } | null;
+      transcription?: { language?: string; model?: string; prompt?: string };
+      turn_detection?: RequestedTurnDetection | null;
+    };
+    output?: { voice?: string; encoding?: 'base64' | 'binary' };
+  };
+}
+
+export interface ResolvedSessionConfig {
+  type: SessionType;
+  model: string;
+  audio: SessionAudioConfig;
+}
+
+export interface ModelLookup {
+  find(id: string): { id: string; type: SessionType } | undefined;
+  defaultFor(type: SessionType): { id: string; type: SessionType };
+}
+
+export interface ResolveOptions {
+  /** POST /v1/realtime/client_secrets: always a transcription session on the streaming model. */
+  transcriptionOnly?: boolean;
+}
+
+const invalid = (param: string, message: string) => new AppError('invalid_parameter', message, { param });
+
+export function resolveSessionConfig(
+  requested: RequestedSessionConfig | undefined,
+  models: ModelLookup,
+  options: ResolveOptions = {},
+): ResolvedSessionConfig {
+  const { type, model } = resolveModel(requested, models, options);
+  const input = requested?.audio?.input;
+  const transcription = input?.transcription;
+  if (transcription?.model !== undefined && transcription.model !== model) {
+    throw invalid(
+      'session.audio.input.transcription.model',
+      `transcription.model must be the session's model ${JSON.stringify(model)}, not ${JSON.stringify(transcription.model)}`,
+    );
+  }
+  return {
+    type,
+    model,
+    audio: {
+      input: {
+        format: resolveFormat(input?.format),
+        transcription: {
+          language: transcription?.language ?? DEFAULT_LANGUAGE,
+          ...(type === 'transcription' ? { model } : {}),
+          ...(transcription?.prompt !== undefined ? { prompt: transcription.prompt } : {}),
+        },
+        turn_detection: resolveTurnDetection(input?.turn_detection),
+        // Accepted for compatibility; the engine does no noise reduction, and the response says so.
+        noise_reduction: null,
+      },
+      output: resolveOutput(type, requested?.audio?.output),
+    },
+  };
+}
+
+function resolveModel(
+  requested: RequestedSessionConfig | undefined,
+  models: ModelLookup,
+  { transcriptionOnly }: ResolveOptions,
+): { type: SessionType; model: string } {
+  if (transcriptionOnly) {
+    const only = models.defaultFor('transcription');
+    if (requested?.type !== undefined && requested.type !== 'transcription') {
+      throw invalid('session.type', 'This endpoint creates transcription sessions only');
+    }
+    if (requested?.model !== undefined && requested.model !== only.id) {
+      throw invalid('session.model', `This endpoint serves only the model ${JSON.stringify(only.id)}`);
+    }
+    return { type: 'transcription', model: only.id };
+  }
+  if (requested?.model === undefined) {
+    const type = requested?.type ?? 'live';
+    return { type, model: models.defaultFor(type).id };
+  }
+  const found = models.find(requested.model);
+  if (!found) throw invalid('session.model', `Unknown model ${JSON.stringify(requested.model)}`);
+  if (requested.type !== undefined && requested.type !== found.type) {
+    throw invalid('session.model', `The model ${found.id} serves ${found.type} sessions, not ${requested.type}`);
+  }
+  return { type: found.type, model: found.id };
+}
+
+function resolveFormat(format: { type?: string; rate?: number | null } | undefined): { type: string; rate: number } {
+  if (format?.type !== undefined && format.type !== SUPPORTED_FORMAT) {
+    throw invalid('session.audio.input.format.type', `Only ${SUPPORTED_FORMAT} at ${SAMPLE_RATE} Hz is supported`);
+  }
+  if (format?.rate !== undefined && format.rate !== null && format.rate !== SAMPLE_RATE) {
+    throw invalid('session.audio.input.format.rate', `Only a rate of ${SAMPLE_RATE} is supported`);
+  }
+  return { type: SUPPORTED_FORMAT, rate: SAMPLE_RATE };
+}
+
+function resolveTurnDetection(requested: RequestedTurnDetection | null | undefined): Record<string, unknown> | null {
+  if (requested === null) return null; // manual turns: utterances end on commit
+  if (requested?.type !== undefined && requested.type !== 'server_vad') {
+    throw invalid('session.audio.input.turn_detection.type', 'Only server_vad turn detection is supported');
+  }
+  return {
+    type: 'server_vad',
+    threshold: requested?.threshold ?? DEFAULT_TURN_DETECTION.threshold,
+    prefix_padding_ms: requested?.prefix_padding_ms ?? DEFAULT_TURN_DETECTION.prefix_padding_ms,
+    silence_duration_ms: requested?.silence_duration_ms ?? DEFAULT_TURN_DETECTION.silence_duration_ms,
+  };
+}
+
+function resolveOutput(
+  type: SessionType,
+  requested: { voice?: string; encoding?: 'base64' | 'binary' } | undefined,
+): SessionAudioConfig['output'] {
+  if (type === 'transcription') {
+    if (requested !== undefined)
+      throw invalid('session.audio.output', 'Transcription sessions produce no audio output');
+    return null;
+  }
+  if (requested?.voice !== undefined && requested.voice !== SUPPORTED_VOICE) {
+    throw invalid(
+      'session.audio.output.voice',
+      `Unknown voice ${JSON.stringify(requested.voice)}; the only voice is ${SUPPORTED_VOICE}`,
+    );
+  }
+  return { voice: SUPPORTED_VOICE, encoding: requested?.encoding ?? 'base64' };
+}

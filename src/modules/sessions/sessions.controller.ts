@@ -1,0 +1,44 @@
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { ApiKeyPrincipal } from '../auth/principal';
+import { ListSessionsQueryDto } from './dto/list-sessions.dto';
+import { SessionResponseDto, SessionListResponseDto } from './dto/session.dto';
+import { SessionsService } from './sessions.service';
+
+@ApiTags('Sessions')
+@ApiKeyAuth()
+@ApiStandardErrors()
+@Controller('sessions')
+export class SessionsController {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List sessions, newest first, one page at a time' })
+  @ApiOkResponse({ type: SessionListResponseDto })
+  listSessions(
+    @CurrentPrincipal() principal: ApiKeyPrincipal,
+    @Query() query: ListSessionsQueryDto,
+  ): Promise<SessionListResponseDto> {
+    return this.sessions.list(principal, query);
+  }
+
+  @Get(':session_id')
+  @ApiOperation({ summary: 'Get one session' })
+  @ApiOkResponse({ type: SessionResponseDto })
+  getSession(
+    @CurrentPrincipal() principal: ApiKeyPrincipal,
+    @Param('session_id') id: string,
+  ): Promise<SessionResponseDto> {
+    return this.sessions.get(principal, id);
+  }
+
+  @Delete(':session_id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a session: revokes its secret or ends it, and hides it; its usage stays' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  deleteSession(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('session_id') id: string): Promise<void> {
+    return this.sessions.delete(principal, id);
+  }
+}

@@ -1,0 +1,111 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppError } from '../../common/errors/app-error';
+import { newId } from '../../common/ids';
+import { AppConfig } from '../../config/app-config';
+import type { ApiKeyPrincipal } from '../auth/principal';
+import { ModelCatalog } from '../models/model-catalog';
+import { SessionResponseDto, SessionListResponseDto, toSessionResponse } from './dto/session.dto';
+import type { ListSessionsQueryDto } from './dto/list-sessions.dto';
+import type { CloseReason } from './entities/session.entity';
+import type { OpenedSession } from './opened-session';
+import { SessionAdmissionService } from './session-admission.service';
+import { RequestedSessionConfig, resolveSessionConfig } from './session-config';
+import { decodeCursor, encodeCursor } from './session-cursor';
+import { SESSION_TERMINATOR, SessionTerminator } from './session-terminator';
+import { SessionsRepository } from './sessions.repository';
+
+export interface OpenWithApiKeyOptions {
+  /** The id the socket already gave its session machine; a new one is made otherwise. */
+  sessionId?: string;
+  /** The instance that holds the socket (recorded for DELETE and the orphan reaper). */
+  instanceId?: string | null;
+  metadata?: Record<string, string>;
+}
+
+const DEFAULT_PAGE = 20;
+
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger(SessionsService.name);
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly admission: SessionAdmissionService,
+    private readonly models: ModelCatalog,
+    private readonly config: AppConfig,
+    @Inject(SESSION_TERMINATOR) private readonly terminator: SessionTerminator,
+  ) {}
+
+  async list(principal: ApiKeyPrincipal, query: ListSessionsQueryDto): Promise<SessionListResponseDto> {
+    const limit = query.limit ?? DEFAULT_PAGE;
+    const after = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
+    const rows = await this.sessions.list(
+      principal.projectId,
+      { fromSeconds: query.from, toSeconds: query.to, status: query.status, after },
+      limit + 1,
+    );
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return {
+      object: 'list',
+      data: page.map((row) => toSessionResponse(row.session, row.status)),
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(page[page.length - 1].cursor) : null,
+    };
+  }
+
+  async get(principal: ApiKeyPrincipal, id: string): Promise<SessionResponseDto> {
+    const found = await this.sessions.findVisible(principal.projectId, id);
+    if (!found) throw notFound(id);
+    return toSessionResponse(found.session, found.status);
+  }
+
+  /**
+   * Hides the session from get and list; its usage stays billed and exported. A pending session's
+   * secret is revoked; an active session is ended through the SessionTerminator, after the commit.
+   */
+  async delete(principal: ApiKeyPrincipal, id: string): Promise<void> {
+    const hidden = await this.sessions.hideVisible(principal.projectId, id);
+    if (!hidden) throw notFound(id);
+    if (hidden.status !== 'active') return;
+    try {
+      await this.terminator.terminate({ id, projectId: principal.projectId, instanceId: hidden.instanceId });
+    } catch (error) {
+      // The session is hidden already; a session that is not ended here still ends at its time limit.
+      this.logger.error({ err: error, sessionId: id }, 'could not hand the end of a deleted session to its socket');
+    }
+  }
+
+  /**
+   * For a socket authenticated with an API key (no client secret): resolves the requested
+   * configuration and admits the session as `active` under the same credit and concurrency checks
+   * as a secret. Throws AppError: invalid_parameter, insufficient_credit, concurrency_limit_exceeded.
+   */
+  async openWithApiKey(
+    principal: ApiKeyPrincipal,
+    requested: RequestedSessionConfig | undefined,
+    options: OpenWithApiKeyOptions = {},
+  ): Promise<OpenedSession> {
+    const resolved = resolveSessionConfig(requested, this.models);
+    const session = {
+      id: options.sessionId ?? newId('sess'),
+      projectId: principal.projectId,
+      apiKeyId: principal.apiKeyId,
+      type: resolved.type,
+      model: resolved.model,
+      pool: this.config.pool,
+      region: this.config.region,
+      metadata: options.metadata ?? {},
+      audio: resolved.audio,
+    };
+    const admitted = await this.admission.admit(session, { status: 'active', instanceId: options.instanceId ?? null });
+    return { ...session, startedAt: admitted.startedAt ?? admitted.createdAt, secretExpiresAt: null };
+  }
+
+  /** Records the end of an active session; false when it was not active (already closed, or unknown). */
+  markClosed(sessionId: string, reason: CloseReason): Promise<boolean> {
+    return this.sessions.markClosed(sessionId, reason);
+  }
+}
+
+const notFound = (id: string) => new AppError('not_found', `No session ${id}`);
