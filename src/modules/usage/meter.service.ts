@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { ModelCatalog } from '../models/model-catalog';
+import { MeterEventsRepository } from './meter-events.repository';
+
+/** The id of a session's seq-th batch: the same batch always gets the same id, on any instance. */
+export const meterEventId = (sessionId: string, seq: number): string => `mev_${sessionId}_${seq}`;
+
+/**
+ * The write side of metering, called by the socket runtime for every batch of frames. Nothing is
+ * kept in memory: a batch is billed once it resolves, so a crash loses at most the batch being
+ * written.
+ */
+@Injectable()
+export class MeterService {
+  constructor(
+    private readonly events: MeterEventsRepository,
+    private readonly catalog: ModelCatalog,
+  ) {}
+
+  /**
+   * Records `frames` as the session's batch number `seq` (1, 2, …) and charges it: the meter event,
+   * the session's frames and cost, and the project's balance change in one transaction. Retrying a
+   * batch (same session and seq) changes nothing, whatever instance retries it; the first write wins.
+   * The balance may go below zero: running sessions are never cut. Rejects if the session does not
+   * exist or the database fails; then retry with the same seq.
+   */
+  async recordBatch(sessionId: string, seq: number, frames: number): Promise<void> {
+    if (!Number.isSafeInteger(seq) || seq < 1 || !Number.isSafeInteger(frames) || frames < 0) {
+      throw new RangeError(`meter batch needs an integer seq >= 1 and frames >= 0, got seq=${seq} frames=${frames}`);
+    }
+    const billing = await this.events.findSessionBilling(sessionId);
+    if (!billing) throw new Error(`cannot meter unknown session ${sessionId}`);
+    // Cost is rounded once per batch and stored with it; every view of usage sums stored costs.
+    const cost = this.catalog.costMicros(billing.model, frames);
+    await this.events.recordBatch(meterEventId(sessionId, seq), sessionId, billing, seq, frames, cost);
+  }
+}

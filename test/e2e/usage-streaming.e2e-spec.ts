@@ -1,0 +1,190 @@
+import { get as httpGet, IncomingMessage } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { MeterEventsRepository } from '../../src/modules/usage/meter-events.repository';
+import { METER_EVENTS_PAGE } from '../../src/modules/usage/usage.service';
+import { databaseTargets } from '../support/test-database';
+import { startTestApp, TestApp } from '../support/test-app';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const EVENTS = 200_000;
+const PER_SESSION = 200;
+const PAGES = Math.ceil(EVENTS / METER_EVENTS_PAGE);
+const LINE =
+  /^\{"schema":"service\.normalized-meter-event\.v1","session_id":"sess_bulk\d{6}","frames":62,"meter_event_id":"mev_sess_bulk\d{6}_\d+"\}$/;
+
+/** What is left after a few full collections, with time between them for sockets to let go. */
+async function settledHeap(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await sleep(100);
+  }
+  gc();
+  return usedBytes();
+}
+
+/** Heap plus Buffers: what a server that ignored back-pressure would fill. */
+const usedBytes = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The NDJSON stream over real HTTP with 200,000 events: complete and ordered for a fast reader,
+ * bounded memory and a stalled database reader while the client does not read, and no further
+ * query once the client hangs up. Server and client share this process, so the memory figures
+ * include both; the client keeps only counters.
+ */
+describe.each(databaseTargets())('streaming meter events on %s', (target) => {
+  let t: TestApp;
+  let apiKey: string;
+  /** Page queries issued; counted by hand, because a jest spy would keep every page it returned. */
+  let pages = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp(target, { env: { SESSION_REAPER_INTERVAL_SECONDS: '0' } });
+    let projectId: string;
+    ({ projectId, apiKey } = await t.newProject('bulk'));
+    await t.dataSource.query(
+      `INSERT INTO sessions (id, project_id, type, model, status, pool, region, created_at, metadata, audio, frames, cost_micros)
+       SELECT 'sess_bulk' || lpad(g::text, 6, '0'), $1, 'live', 'vendor-voicechat', 'closed', 'default', 'local',
+              timestamptz '2026-02-01 00:00:00+00' + g * interval '1 second', '{}', '{}', $2 * 62, $2 * 4960
+       FROM generate_series(0, $3 - 1) g`,
+      [projectId, PER_SESSION, EVENTS / PER_SESSION],
+    );
+    await t.dataSource.query(
+      `INSERT INTO meter_events (id, session_id, project_id, seq, frames, cost_micros, recorded_at)
+       SELECT 'mev_sess_bulk' || lpad((g / $2)::text, 6, '0') || '_' || (g % $2 + 1), 'sess_bulk' || lpad((g / $2)::text, 6, '0'),
+              $1, g % $2 + 1, 62, 4960, timestamptz '2026-02-01 00:00:00+00' + g * interval '1 millisecond'
+       FROM generate_series(0, $3 - 1) g`,
+      [projectId, PER_SESSION, EVENTS],
+    );
+    const repository = t.app.get(MeterEventsRepository);
+    const page = repository.page.bind(repository);
+    repository.page = (...args) => {
+      pages++;
+      return page(...args);
+    };
+  }, 120_000);
+  afterAll(() => t?.close());
+  beforeEach(() => (pages = 0));
+
+  const open = (): Promise<IncomingMessage> =>
+    new Promise((resolve, reject) => {
+      const url = `${t.baseUrl}/v1/usage/normalized-meter-events`;
+      httpGet(url, { headers: { authorization: `Bearer ${apiKey}` } }, resolve).on('error', reject);
+    });
+
+  /** The page count once no page has been asked for during a whole second (at most 20 s). */
+  async function settledPageCount(): Promise<number> {
+    let seen = -1;
+    for (let waited = 0; pages !== seen && waited < 20; waited++) {
+      seen = pages;
+      await sleep(1000);
+    }
+    expect(pages).toBe(seen);
+    return seen;
+  }
+
+  /** Counts lines and checks each as it passes, holding nothing but the last partial line. */
+  function lineCounter() {
+    let partial = '';
+    let count = 0;
+    let lastSeq = -1;
+    return {
+      push(chunk: Buffer) {
+        const text = partial + chunk.toString('utf8');
+        const lines = text.split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) {
+          if (!LINE.test(line)) throw new Error(`bad line ${line}`);
+          // Ordered by recorded_at, which the seed made the event number: (session, seq) rises.
+          const [, session, seq] = /bulk(\d{6})_(\d+)"\}$/.exec(line)!;
+          const n = Number(session) * PER_SESSION + Number(seq) - 1;
+          if (n !== lastSeq + 1) throw new Error(`event ${n} after ${lastSeq}`);
+          lastSeq = n;
+          count++;
+        }
+      },
+      get count() {
+        return count;
+      },
+      get rest() {
+        return partial;
+      },
+    };
+  }
+
+  it('streams every event, complete and in order, page by page', async () => {
+    const res = await open();
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-ndjson');
+    expect(res.headers['x-request-id']).toBeDefined();
+    const lines = lineCounter();
+    for await (const chunk of res) lines.push(chunk as Buffer);
+    expect(lines.count).toBe(EVENTS);
+    expect(lines.rest).toBe('');
+    expect(pages).toBe(PAGES + 1); // the last full page is followed by an empty one
+  }, 60_000);
+
+  it('stops reading the database while the client does not read, and keeps memory bounded', async () => {
+    const baseline = await settledHeap();
+    // Live memory, not garbage: collect, then measure, once a second while the stream runs.
+    let peak = 0;
+    const sampler = setInterval(() => {
+      gc();
+      peak = Math.max(peak, usedBytes() - baseline);
+    }, 1000);
+    let res: IncomingMessage | undefined;
+    try {
+      res = await open();
+      const lines = lineCounter();
+      const first: Buffer = await new Promise((resolve) => res!.once('data', resolve));
+      lines.push(first);
+      res.pause();
+      const stalledAt = await settledPageCount();
+      gc();
+      const whilePaused = usedBytes() - baseline;
+      // Waiting for the socket to drain. Loopback TCP buffers take 7-10 MB here (6-8 pages) before
+      // the server sees back-pressure; then one page queued and one prefetched, and no more.
+      expect(stalledAt).toBeLessThanOrEqual(PAGES / 2);
+      // A slow reader: a pause after every 256 KB, until the end.
+      let sincePause = 0;
+      for await (const chunk of res) {
+        lines.push(chunk as Buffer);
+        sincePause += (chunk as Buffer).length;
+        if (sincePause >= 256 * 1024) {
+          sincePause = 0;
+          await sleep(10);
+        }
+      }
+      expect(lines.count).toBe(EVENTS);
+      const payloadMb = (EVENTS * 120) / 2 ** 20;
+      console.log(
+        `${target}: paused after ${stalledAt}/${PAGES} pages; growth while paused ${(whilePaused / 2 ** 20).toFixed(1)} MB, peak ${(peak / 2 ** 20).toFixed(1)} MB, payload ~${payloadMb.toFixed(0)} MB`,
+      );
+      // Server and client together; a server that ignored back-pressure would hold the whole ~23 MB.
+      expect(whilePaused).toBeLessThan(16 * 2 ** 20);
+      expect(peak).toBeLessThan(20 * 2 ** 20);
+    } finally {
+      clearInterval(sampler);
+      res?.destroy(); // a failed assertion must not leave the stream running into the next test
+    }
+  }, 180_000);
+
+  it('stops querying when the client hangs up', async () => {
+    const res = await open();
+    await new Promise((resolve) => res.once('data', resolve));
+    res.destroy();
+    // What the socket buffers took before the hang-up, plus one page prefetched: far from all of them.
+    expect(await settledPageCount()).toBeLessThanOrEqual(PAGES / 2);
+    // The service is unharmed: a new reader gets the whole stream.
+    const again = await open();
+    let bytes = 0;
+    for await (const chunk of again) bytes += (chunk as Buffer).length;
+    expect(bytes).toBeGreaterThan(EVENTS * 100);
+  }, 60_000);
+});
