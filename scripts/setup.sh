@@ -5,11 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Runtime: pocketsphinx recognises speech (the addon links libpocketsphinx), flite speaks the `aria` voice,
-# build-essential/pkg-config build the addon against Node's headers.
-packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite build-essential pkg-config)
+# Runtime: pocketsphinx recognises speech (the addon links libpocketsphinx; pocketsphinx-en-us is the
+# US English model), flite speaks the `aria` voice; build-essential, pkg-config and python3 (node-gyp
+# runs on Python) build the addon against Node's headers.
+packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite build-essential pkg-config python3)
 if [[ "${1:-}" == "--test" ]]; then
-  # Test audio nobody here recorded: LibriVox utterances with transcripts.
+  # Test audio nobody here recorded: LibriVox and "cards" recordings with their transcripts.
   packages+=(pocketsphinx-testdata)
 fi
 

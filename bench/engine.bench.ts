@@ -1,0 +1,271 @@
+/**
+ * Benchmark of the embedded speech engine on this machine.
+ *
+ *   npm run build && node dist/bench/engine.bench.js [--quick]
+ *
+ * 1. Throughput: every test recording fed as fast as the engine takes it, one stream per corpus;
+ *    real-time factor (CPU time / audio time) and WER.
+ * 2. Concurrency: N transcription streams fed together at real-time pace for 20 s of speech each,
+ *    for growing N. A step "keeps up" when the feeding loop never lags a frame (80 ms), every
+ *    utterance gets its final, the final follows the engine's end of turn by ≤ 300 ms (p95) and
+ *    the first partial comes ≤ 1 s after speech starts (p95): a backlog in decoding shows in both.
+ *    Latencies at N = 1 are the single-stream figures.
+ * 3. Manual turns: final transcript after commit().
+ * Results: bench/results/engine.json.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { EmbeddedSpeechEngine } from '../src/engines/embedded/embedded-speech.engine';
+import { DECODER_ARGS, DEFAULT_TUNING } from '../src/engines/embedded/engine-options';
+import { partialRevisionRate, utteranceLatencies } from '../src/engines/embedded/testing/latency-probe';
+import * as fixtures from '../src/engines/embedded/testing/speech-fixtures';
+import { speechSpan, summarize } from '../src/engines/embedded/testing/speech-timing';
+import { EventLog, feedAudio, feedTogether } from '../src/engines/embedded/testing/stream-driver';
+import { corpusWer } from '../src/engines/embedded/testing/wer';
+import type { EngineStreamConfig, TurnDetectionConfig } from '../src/engines/engine.types';
+
+const quick = process.argv.includes('--quick');
+const STEP_AUDIO_MS = quick ? 8000 : 20_000;
+const STEPS = quick ? [1, 2] : [1, 2, 4, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24];
+const GAP_MS = 800;
+
+/** OpenAI Realtime's server VAD defaults. */
+const TURNS: TurnDetectionConfig = { type: 'server_vad', threshold: 0.5, silenceDurationMs: 500, prefixPaddingMs: 300 };
+
+const config = (sessionId: string, turnDetection: TurnDetectionConfig | null = TURNS): EngineStreamConfig => ({
+  sessionId,
+  type: 'transcription',
+  model: 'vendor-asr-streaming',
+  language: 'en',
+  voice: null,
+  turnDetection,
+});
+
+interface Corpus {
+  name: string;
+  utterances: fixtures.Utterance[];
+}
+
+async function loadCorpora(): Promise<Corpus[]> {
+  const corpora: Corpus[] = [];
+  for (const voice of ['rms', 'slt', 'awb'])
+    corpora.push({ name: `flite-${voice}`, utterances: await fixtures.fliteUtterances(voice) });
+  if (fixtures.hasTestData()) {
+    corpora.push({ name: 'librivox', utterances: fixtures.librivoxUtterances() });
+    corpora.push({ name: 'cards', utterances: fixtures.cardsUtterances() });
+  }
+  return corpora;
+}
+
+async function throughput(engine: EmbeddedSpeechEngine, corpora: Corpus[]) {
+  const results = [];
+  for (const corpus of corpora) {
+    const { pcm } = fixtures.sessionRecording(corpus.utterances);
+    const log = new EventLog();
+    const stream = await engine.open(config(`bench-${corpus.name}`), log.sink);
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    await feedAudio(stream, pcm);
+    await stream.close();
+    const wallMs = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    const audioMs = pcm.length / 24;
+    const wer = corpusWer([
+      {
+        reference: corpus.utterances.map((u) => u.reference).join(' '),
+        hypothesis: log
+          .finals()
+          .map((f) => f.transcript ?? '')
+          .join(' '),
+      },
+    ]);
+    results.push({
+      corpus: corpus.name,
+      audioSeconds: round(audioMs / 1000, 1),
+      wer: round(wer.wer, 3),
+      words: wer.words,
+      rtfCpu: round((used.user + used.system) / 1000 / audioMs, 3),
+      rtfWall: round(wallMs / audioMs, 3),
+    });
+  }
+  return results;
+}
+
+/** Each stream gets its own order of utterances, so streams do not speak in lockstep. */
+function recordingFor(index: number, pool: fixtures.Utterance[], durationMs: number) {
+  const chosen: fixtures.Utterance[] = [];
+  let ms = GAP_MS;
+  for (let k = 0; ms < durationMs; k++) {
+    const utterance = pool[(index * 7 + k) % pool.length];
+    chosen.push(utterance);
+    ms += (utterance.clip.samples.length / utterance.clip.sampleRate) * 1000 + GAP_MS;
+  }
+  const { pcm, speech } = fixtures.sessionRecording(chosen, GAP_MS);
+  // Latencies are measured against where the speech really is in each clip, not the clip's edges.
+  const spans = speech.map((s, i) => {
+    const span = speechSpan(fixtures.toSessionAudio(chosen[i].clip));
+    return { startMs: s.startMs + span.startMs, endMs: s.startMs + span.endMs };
+  });
+  return { pcm, spans };
+}
+
+async function concurrencyStep(engine: EmbeddedSpeechEngine, n: number, pool: fixtures.Utterance[], turns = TURNS) {
+  // A lone stream gets more speech, so its percentiles rest on more utterances.
+  const durationMs = n === 1 ? STEP_AUDIO_MS * 2 : STEP_AUDIO_MS;
+  const runs = await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const log = new EventLog();
+      return {
+        log,
+        stream: await engine.open(config(`bench-${n}-${i}`, turns), log.sink),
+        ...recordingFor(i, pool, durationMs),
+      };
+    }),
+  );
+  const rssMb = process.memoryUsage().rss / 2 ** 20;
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const cpu = process.cpuUsage();
+  const { t0, maxLateMs } = await feedTogether(runs.map((r) => ({ stream: r.stream, pcm: r.pcm })));
+  await sleep(1500); // the last turn's silence duration and its final
+  const used = process.cpuUsage(cpu);
+  loop.disable();
+  await Promise.all(runs.map((r) => r.stream.close()));
+  const latencies = runs.flatMap((r) => utteranceLatencies(r.log, t0, r.spans));
+  const pick = (key: 'firstPartialMs' | 'finalAfterSpeechEndMs' | 'finalAfterEndpointMs') =>
+    latencies.map((l) => l[key]).filter((v): v is number => v !== null);
+  const firstPartial = summarize(pick('firstPartialMs'));
+  const finalAfterEndpoint = summarize(pick('finalAfterEndpointMs'));
+  const missing = latencies.filter((l) => l.finalAfterSpeechEndMs === null).length;
+  const keptUp = maxLateMs < 80 && missing === 0 && finalAfterEndpoint.p95 <= 300 && firstPartial.p95 <= 1000;
+  return {
+    streams: n,
+    keptUp,
+    utterances: latencies.length,
+    missingFinals: missing,
+    firstPartialMs: firstPartial,
+    finalAfterSpeechEndMs: summarize(pick('finalAfterSpeechEndMs')),
+    finalAfterEndpointMs: finalAfterEndpoint,
+    partialRevisionRate: round(runs.reduce((sum, r) => sum + partialRevisionRate(r.log), 0) / n, 3),
+    feederMaxLateMs: Math.round(maxLateMs),
+    eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6, 1),
+    cpuCoresUsed: round((used.user + used.system) / 1000 / (durationMs + 1500), 2),
+    rssMb: Math.round(rssMb),
+  };
+}
+
+async function commitLatency(engine: EmbeddedSpeechEngine, pool: fixtures.Utterance[]) {
+  const log = new EventLog();
+  const stream = await engine.open(config('bench-commit', null), log.sink);
+  const values: number[] = [];
+  for (const utterance of pool.slice(0, 6)) {
+    await feedTogether([
+      { stream, pcm: fixtures.concatAudio([fixtures.toSessionAudio(utterance.clip), fixtures.silence(240)]) },
+    ]);
+    const final = log.next((e) => e.type === 'input_transcript' && e.done);
+    const start = performance.now();
+    stream.commit();
+    await final;
+    values.push(performance.now() - start);
+  }
+  await stream.close();
+  return summarize(values);
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg();
+  const engine = new EmbeddedSpeechEngine({ maxStreams: Math.max(...STEPS) + 2, warmDecoders: 1 });
+  await engine.start();
+  const corpora = await loadCorpora();
+  const pool = corpora.flatMap((c) => c.utterances);
+
+  const rates = await throughput(engine, corpora);
+  const rssBefore = process.memoryUsage().rss / 2 ** 20;
+  const decodersBefore = engine.loadedDecoders;
+  const steps = [];
+  for (const n of STEPS) {
+    const step = await concurrencyStep(engine, n, pool);
+    steps.push(step);
+    process.stdout.write(
+      `  ${n} streams: ${step.keptUp ? 'kept up' : 'fell behind'} (first partial p95 ${step.firstPartialMs.p95} ms, final after endpoint p95 ${step.finalAfterEndpointMs.p95} ms, ${step.cpuCoresUsed} cores)\n`,
+    );
+    if (!step.keptUp) break;
+  }
+  const commit = await commitLatency(engine, pool);
+  // The same single stream with a short end-of-turn silence: what "final after end of speech" costs
+  // beyond the silence the client asked for.
+  const quickTurns = await concurrencyStep(engine, 1, pool, { ...TURNS, silenceDurationMs: 200 });
+  const last = steps[steps.length - 1];
+  const perStreamMb = round((last.rssMb - rssBefore) / Math.max(1, engine.loadedDecoders - decodersBefore), 1);
+  await engine.shutdown();
+
+  const audio = rates.reduce((sum, r) => sum + r.audioSeconds, 0);
+  const maxStreams = Math.max(0, ...steps.filter((s) => s.keptUp).map((s) => s.streams));
+  const single = steps[0];
+  const results = {
+    date: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGb: round(totalmem() / 2 ** 30, 1),
+      node: process.version,
+      // Other work on the machine competes for the same two cores; real-time figures depend on it.
+      loadAverage1mBeforeAfter: [round(loadBefore[0], 2), round(loadavg()[0], 2)],
+    },
+    settings: {
+      decoder: DECODER_ARGS,
+      tuning: DEFAULT_TUNING,
+      turnDetection: config('x').turnDetection,
+      stepAudioMs: STEP_AUDIO_MS,
+    },
+    throughput: { corpora: rates, rtfCpu: round(rates.reduce((s, r) => s + r.rtfCpu * r.audioSeconds, 0) / audio, 3) },
+    singleStream: {
+      firstPartialMs: single.firstPartialMs,
+      partialRevisionRate: single.partialRevisionRate,
+      finalAfterSpeechEndMs: single.finalAfterSpeechEndMs,
+      finalAfterEndpointMs: single.finalAfterEndpointMs,
+      finalAfterCommitMs: commit,
+      withSilenceDuration200Ms: {
+        finalAfterSpeechEndMs: quickTurns.finalAfterSpeechEndMs,
+        finalAfterEndpointMs: quickTurns.finalAfterEndpointMs,
+      },
+    },
+    concurrency: { maxRealtimeStreams: maxStreams, steps },
+    memory: { perStreamMb, note: 'RSS growth per loaded pocketsphinx decoder (one per stream)' },
+    targets: { firstPartialMs: 500, finalAfterEndOfSpeechMs: 300, concurrentStreams: 8 },
+  };
+  const out = join(repoRoot(), 'bench', 'results', 'engine.json');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(
+    [
+      `engine bench (${results.machine.cpus} cores, ${quick ? 'quick' : 'full'}) → ${out}`,
+      `  RTF ${results.throughput.rtfCpu} CPU-seconds per audio second; WER ${rates.map((r) => `${r.corpus} ${r.wer}`).join(', ')}`,
+      `  1 stream (p50/p95): first partial ${single.firstPartialMs.p50}/${single.firstPartialMs.p95} ms; final after end of turn ${single.finalAfterEndpointMs.p50}/${single.finalAfterEndpointMs.p95} ms, after commit ${commit.p50}/${commit.p95} ms, after end of speech ${single.finalAfterSpeechEndMs.p50}/${single.finalAfterSpeechEndMs.p95} ms (silence 500 ms) or ${quickTurns.finalAfterSpeechEndMs.p50}/${quickTurns.finalAfterSpeechEndMs.p95} ms (silence 200 ms)`,
+      `  concurrent real-time streams: ${maxStreams}; about ${perStreamMb} MB per stream; load average ${results.machine.loadAverage1mBeforeAfter.join(' → ')}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function round(value: number, digits: number): number {
+  return Number(value.toFixed(digits));
+}
+
+/** The bench runs from src (ts-node) or dist/bench; results go to the repository's bench/results. */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `engine bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});

@@ -1,0 +1,86 @@
+/**
+ * Options of the embedded speech engine, with the defaults measured on the project's 2-core
+ * machine (see the report in bench/results/engine.json and the accuracy specs).
+ */
+import { DEBIAN_EN_US_MODEL, DecoderArgs, ModelPaths } from '../../../libs/pocketsphinx';
+
+/** Where the engine reports problems; nothing is printed without one. */
+export interface EngineLogger {
+  warn?(message: string): void;
+  error?(message: string): void;
+}
+
+export interface EmbeddedEngineOptions {
+  /** Concurrent streams (one pocketsphinx decoder of about 90 MB each). Default 8. */
+  maxStreams?: number;
+  /** Decoders loaded at start(), so the first sessions do not wait about 250 ms for a model. */
+  warmDecoders?: number;
+  /** Acoustic model, language model and dictionary; Debian's pocketsphinx-en-us by default. */
+  model?: Partial<ModelPaths>;
+  /** Extra pocketsphinx options, merged over DECODER_ARGS. */
+  decoderArgs?: DecoderArgs;
+  /** flite binary and voice for `aria`. */
+  flite?: { binary?: string; voice?: string };
+  /** retry_after_ms suggested when the engine is full. Default 2000. */
+  retryAfterMs?: number;
+  logger?: EngineLogger;
+  /** Tuning, mostly for tests and the benchmark. */
+  tuning?: Partial<EngineTuning>;
+  /** The persona's clock (time and date answers). */
+  now?: () => Date;
+}
+
+export interface EngineTuning {
+  /** Speech threshold when a session has no turn detection (utterances still split at pauses). */
+  defaultVadThreshold: number;
+  /** Speech shorter than this is not a turn (clicks, breaths). */
+  minSpeechMs: number;
+  /** Silence after which the recogniser closes its utterance inside a turn. */
+  splitPauseMs: number;
+  /** Longest recogniser utterance; longer speech is cut at a dip (ps_end_utt grows with length). */
+  maxUtteranceMs: number;
+  /** Audio before a detected onset that the recogniser also hears (VAD onsets are a little late). */
+  asrLeadMs: number;
+  /** Audio time a partial word must stay unchanged before it is sent (see partial-stabilizer.ts). */
+  partialStableMs: number;
+  /** Largest audio batch per decode call when catching up. */
+  maxDecodeBatchMs: number;
+  /** How far ahead of real time the voice is sent. */
+  outputLeadMs: number;
+}
+
+export type EmbeddedEngineSettings = EngineTuning & { now: () => Date };
+
+export const DEFAULT_TUNING: EngineTuning = {
+  defaultVadThreshold: 0.5,
+  minSpeechMs: 96,
+  splitPauseMs: 320,
+  maxUtteranceMs: 10_000,
+  asrLeadMs: 300,
+  partialStableMs: 128,
+  maxDecodeBatchMs: 1000,
+  outputLeadMs: 160,
+};
+
+/**
+ * pocketsphinx settings, chosen by measurement over the Debian test recordings and flite speech:
+ * - 24 kHz straight from the session (`samprate`/`nfft`): same WER as resampling to 16 kHz, no
+ *   resampler in the path.
+ * - `fwdflat: false`: same WER here, and ps_end_utt drops from about 60 ms (340 ms worst) to
+ *   about 6 ms (30 ms worst), which is what keeps the final transcript prompt.
+ * - `maxhmmpf: 3000`: about 25% less CPU with no measured WER change.
+ * - `remove_silence: false`: the VAD already gates audio, and pocketsphinx's own silence removal
+ *   drops frames, which would shift every word time.
+ */
+export const DECODER_ARGS: DecoderArgs = {
+  samprate: 24_000,
+  nfft: 1024,
+  fwdflat: false,
+  bestpath: true,
+  maxhmmpf: 3000,
+  remove_silence: false,
+};
+
+export function resolveModel(model: Partial<ModelPaths> | undefined): ModelPaths {
+  return { ...DEBIAN_EN_US_MODEL, ...model };
+}

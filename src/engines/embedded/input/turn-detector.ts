@@ -1,0 +1,154 @@
+/**
+ * Turns per-frame speech probabilities into speech events on the stream timeline (pure, no I/O).
+ *
+ * - Speech starts at a frame at or above `threshold` and is confirmed once `minSpeechMs` of frames
+ *   above the lower `threshold - 0.15` follow without a break (short clicks are ignored).
+ * - While speaking, a frame counts as voice when at or above the lower threshold (hysteresis, as
+ *   Silero recommends). Silence is the time since the last voiced frame.
+ * - `pause` fires after `splitPauseMs` of silence: the recogniser closes its utterance there, which
+ *   keeps utterances short (ps_end_utt grows with length) and the final ready before the turn ends.
+ * - `speech_end` fires after `silenceDurationMs` of silence; with null the turn never ends by
+ *   itself (manual turns end on commit()).
+ * - `resume` is speech after a pause within the same turn.
+ * - Speech that runs on for `maxUtteranceMs` without a pause is cut (`pause` + `resume` at the same
+ *   instant) at the next frame below the threshold, or anywhere at twice that length, so no
+ *   recogniser utterance grows long.
+ * - Onsets reach back over the frames just before, while they stay above a low floor: Silero is
+ *   often unsure about a soft first sound ("th", "f") and only confident a word later.
+ */
+export interface TurnDetectorConfig {
+  threshold: number;
+  silenceDurationMs: number | null;
+  minSpeechMs: number;
+  splitPauseMs: number;
+  maxUtteranceMs: number;
+  frameMs: number;
+}
+
+export type TurnSignal =
+  /** Confirmed speech; `onsetMs` is the start of its first frame. */
+  | { type: 'speech_start'; onsetMs: number }
+  | { type: 'pause'; silenceStartMs: number }
+  | { type: 'resume'; onsetMs: number }
+  /** `speechEndMs` is the end of the last voiced frame. */
+  | { type: 'speech_end'; speechEndMs: number };
+
+/** Probability above which frames just before an onset still count as its start. */
+const ONSET_FLOOR = 0.1;
+/** How far an onset may reach back. */
+const ONSET_LOOKBACK_MS = 320;
+
+type State =
+  | { kind: 'idle' }
+  /** `loudMs`: the first frame above the threshold, from which the minimum length counts. */
+  | { kind: 'candidate'; onsetMs: number; loudMs: number }
+  | { kind: 'speaking'; lastVoiceEndMs: number; paused: boolean; utteranceStartMs: number };
+
+export class TurnDetector {
+  private state: State = { kind: 'idle' };
+  private readonly lowThreshold: number;
+  /** Recent frames, newest last, for reaching back to an onset. */
+  private recent: Array<{ startMs: number; probability: number }> = [];
+
+  constructor(private readonly config: TurnDetectorConfig) {
+    this.lowThreshold = Math.max(0.01, config.threshold - 0.15);
+  }
+
+  get speaking(): boolean {
+    return this.state.kind === 'speaking';
+  }
+
+  /** True while speaking and not in a pause: audio now is part of an utterance. */
+  get inUtterance(): boolean {
+    return this.state.kind === 'speaking' && !this.state.paused;
+  }
+
+  /** Feeds the probability of the frame starting at `startMs`; returns what it caused. */
+  frame(probability: number, startMs: number): TurnSignal[] {
+    const endMs = startMs + this.config.frameMs;
+    const loud = probability >= this.config.threshold;
+    const voiced = probability >= this.lowThreshold;
+    const state = this.state;
+    const before = this.recent;
+    this.recent = [...before.slice(1 - ONSET_LOOKBACK_MS / this.config.frameMs), { startMs, probability }];
+
+    if (state.kind === 'idle') {
+      if (loud) return this.candidate(this.reachBack(before, startMs), startMs, endMs);
+      return [];
+    }
+
+    if (state.kind === 'candidate') {
+      if (!voiced) {
+        this.state = { kind: 'idle' };
+        return [];
+      }
+      return this.confirmIfLongEnough(state, endMs);
+    }
+
+    // speaking
+    if (state.paused) {
+      if (!loud) return this.silence(state, endMs);
+      const onsetMs = this.reachBack(before, startMs);
+      this.state = { kind: 'speaking', lastVoiceEndMs: endMs, paused: false, utteranceStartMs: onsetMs };
+      return [{ type: 'resume', onsetMs }];
+    }
+    const length = endMs - state.utteranceStartMs;
+    if (length >= 2 * this.config.maxUtteranceMs || (!loud && length >= this.config.maxUtteranceMs)) {
+      if (voiced) state.lastVoiceEndMs = endMs;
+      state.utteranceStartMs = endMs;
+      return [
+        { type: 'pause', silenceStartMs: endMs },
+        { type: 'resume', onsetMs: endMs },
+      ];
+    }
+    if (voiced) {
+      state.lastVoiceEndMs = endMs;
+      return [];
+    }
+    return this.silence(state, endMs);
+  }
+
+  /** Forgets the current turn (clear(), or a commit that ends it). */
+  reset(): void {
+    this.state = { kind: 'idle' };
+  }
+
+  /** The earliest start of an unbroken run of frames above the floor that ends at `onsetMs`. */
+  private reachBack(before: Array<{ startMs: number; probability: number }>, onsetMs: number): number {
+    let onset = onsetMs;
+    for (let i = before.length - 1; i >= 0; i--) {
+      const frame = before[i];
+      if (frame.probability < ONSET_FLOOR || frame.startMs !== onset - this.config.frameMs) break;
+      onset = frame.startMs;
+    }
+    return onset;
+  }
+
+  private candidate(onsetMs: number, loudMs: number, endMs: number): TurnSignal[] {
+    const candidate = { kind: 'candidate' as const, onsetMs, loudMs };
+    this.state = candidate;
+    return this.confirmIfLongEnough(candidate, endMs);
+  }
+
+  private confirmIfLongEnough(candidate: { onsetMs: number; loudMs: number }, endMs: number): TurnSignal[] {
+    if (endMs - candidate.loudMs < this.config.minSpeechMs) return [];
+    this.state = { kind: 'speaking', lastVoiceEndMs: endMs, paused: false, utteranceStartMs: candidate.onsetMs };
+    return [{ type: 'speech_start', onsetMs: candidate.onsetMs }];
+  }
+
+  private silence(state: { lastVoiceEndMs: number; paused: boolean }, endMs: number): TurnSignal[] {
+    const silentMs = endMs - state.lastVoiceEndMs;
+    const signals: TurnSignal[] = [];
+    if (!state.paused && silentMs >= this.config.splitPauseMs) {
+      state.paused = true;
+      signals.push({ type: 'pause', silenceStartMs: state.lastVoiceEndMs });
+    }
+    const limit = this.config.silenceDurationMs;
+    if (limit !== null && silentMs >= limit) {
+      if (!state.paused) signals.push({ type: 'pause', silenceStartMs: state.lastVoiceEndMs });
+      signals.push({ type: 'speech_end', speechEndMs: state.lastVoiceEndMs });
+      this.state = { kind: 'idle' };
+    }
+    return signals;
+  }
+}

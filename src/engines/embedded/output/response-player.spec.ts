@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+
+import { EngineEvent } from '../../engine.types';
+import { SynthesizedSpeech } from './flite-synthesizer';
+import { ResponsePlayer, Synthesizer } from './response-player';
+
+/** One second of a constant level per sentence, with one word per 500 ms. */
+class FakeSynthesizer implements Synthesizer {
+  calls: string[] = [];
+  async synthesize(text: string): Promise<SynthesizedSpeech> {
+    this.calls.push(text);
+    const words = text.split(' ');
+    return {
+      pcm: new Int16Array(24_000).fill(1000),
+      sampleRate: 24_000,
+      words: words.map((w, i) => ({
+        text: w,
+        startMs: (i * 1000) / words.length,
+        endMs: ((i + 1) * 1000) / words.length,
+      })),
+    };
+  }
+}
+
+describe('ResponsePlayer', () => {
+  let now = 0;
+  let events: EngineEvent[];
+  let synth: FakeSynthesizer;
+  let player: ResponsePlayer;
+
+  beforeEach(() => {
+    jest.useFakeTimers();
+    now = 0;
+    events = [];
+    synth = new FakeSynthesizer();
+    player = new ResponsePlayer(
+      synth,
+      { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
+      (e) => events.push(e),
+      () => now,
+    );
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  async function advance(ms: number): Promise<void> {
+    for (let t = 0; t < ms; t += 10) {
+      now += 10;
+      await jest.advanceTimersByTimeAsync(10);
+    }
+  }
+
+  const audioMs = (): number => events.reduce((sum, e) => sum + (e.type === 'output_audio' ? e.pcm.length / 48 : 0), 0);
+
+  it('paces 80 ms chunks in real time with a small lead, sentence by sentence', async () => {
+    player.speak('r1', 'Hello there. How are you?');
+    await advance(0);
+    expect(events[0]).toEqual({ type: 'response_started', itemId: 'r1' });
+    await advance(10);
+    expect(audioMs()).toBe(240); // the lead (160 ms) plus the chunk playing now
+    await advance(1000);
+    expect(audioMs()).toBeGreaterThanOrEqual(1160);
+    expect(audioMs()).toBeLessThanOrEqual(1280);
+    await advance(1500);
+    expect(synth.calls).toEqual(['Hello there.', 'How are you?']);
+    expect(audioMs()).toBe(2000);
+    const chunks = events.filter((e) => e.type === 'output_audio');
+    expect(chunks.every((e) => e.type === 'output_audio' && e.pcm.length === 3840)).toBe(true);
+    const done = events.filter((e) => e.type === 'output_transcript' && e.done);
+    expect(done).toEqual([
+      {
+        type: 'output_transcript',
+        itemId: 'r1',
+        delta: '',
+        startMs: 0,
+        endMs: 2000,
+        done: true,
+        transcript: 'Hello there. How are you?',
+      },
+    ]);
+    expect(events[events.length - 1]).toEqual({ type: 'response_done', itemId: 'r1', interrupted: false });
+  });
+
+  it('sends each word just before the audio it starts in, timed within the response', async () => {
+    player.speak('r1', 'one two. three four.');
+    await advance(2500);
+    const words = events.filter((e) => e.type === 'output_transcript' && !e.done);
+    expect(words.map((e) => (e.type === 'output_transcript' ? [e.delta, e.startMs, e.endMs] : []))).toEqual([
+      ['one', 0, 500],
+      [' two.', 500, 1000],
+      [' three', 1000, 1500],
+      [' four.', 1500, 2000],
+    ]);
+    // "three" starts at 1000 ms: it goes out with the chunk covering 960–1040, not before.
+    const order = events.map((e) =>
+      e.type === 'output_audio' ? 'a' : e.type === 'output_transcript' && e.delta === ' three' ? 'W' : '',
+    );
+    expect(order.slice(0, order.indexOf('W')).filter((x) => x === 'a')).toHaveLength(12);
+  });
+
+  it('stops on interrupt: no more audio, and the transcript is what was sent', async () => {
+    player.speak('r1', 'one two three four. five six.');
+    await advance(600);
+    expect(player.interrupt()).toBe(true);
+    const sent = audioMs();
+    await advance(2000);
+    expect(audioMs()).toBe(sent);
+    const done = events.find((e) => e.type === 'output_transcript' && e.done);
+    // 800 ms went out (lead included); "four." starts at 750 ms, so it was said in part.
+    expect(done).toMatchObject({ transcript: 'one two three four.', endMs: sent });
+    expect(events[events.length - 1]).toEqual({ type: 'response_done', itemId: 'r1', interrupted: true });
+    expect(player.interrupt()).toBe(false);
+  });
+
+  it('sends everything at once when the lead is unbounded, and reports synthesis failures', async () => {
+    const fast = new ResponsePlayer(
+      synth,
+      { sampleRate: 24_000, chunkMs: 80, leadMs: Infinity },
+      (e) => events.push(e),
+      () => now,
+    );
+    fast.speak('r2', 'a b. c d.');
+    await advance(10);
+    expect(audioMs()).toBe(2000);
+    const failing: Synthesizer = { synthesize: () => Promise.reject(new Error('flite is missing')) };
+    const broken = new ResponsePlayer(
+      failing,
+      { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
+      (e) => events.push(e),
+      () => now,
+    );
+    events = [];
+    broken.speak('r3', 'hello.');
+    await advance(10);
+    expect(events.map((e) => e.type)).toEqual(['response_started', 'error', 'output_transcript', 'response_done']);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * Speaks one response at a time: synthesises it sentence by sentence (the first sentence plays
+ * while the next is synthesised) and sends 80 ms chunks paced in real time, a small lead ahead of a
+ * listener's playback so network jitter does not starve it. Pacing is what lets a barge-in stop
+ * the voice promptly: at most `leadMs` of audio is ever in flight. Each word's transcript delta is
+ * sent just before the chunk in which the word starts; its startMs/endMs are offsets in the
+ * response's audio.
+ */
+import { EngineEvent } from '../../engine.types';
+import { SynthesizedSpeech } from './flite-synthesizer';
+import { SpokenWord } from './word-timing';
+
+export interface Synthesizer {
+  synthesize(text: string): Promise<SynthesizedSpeech>;
+}
+
+export interface PlayerOptions {
+  sampleRate: number;
+  chunkMs: number;
+  /** Audio sent ahead of real time; Infinity sends everything as soon as it is synthesised. */
+  leadMs: number;
+}
+
+interface Playback {
+  itemId: string;
+  text: string;
+  pieces: Int16Array[];
+  /** Samples synthesised / sent so far. */
+  synthesized: number;
+  sent: number;
+  words: SpokenWord[];
+  wordsSent: number;
+  spokenText: string[];
+  synthesisDone: boolean;
+  /** performance.now() at which the listener's playback of sample 0 began. */
+  clockStart: number;
+  timer: NodeJS.Timeout | null;
+  finished: boolean;
+}
+
+export class ResponsePlayer {
+  private current: Playback | null = null;
+  private readonly samplesPerMs: number;
+  private readonly chunkSamples: number;
+
+  constructor(
+    private readonly synthesizer: Synthesizer,
+    private readonly options: PlayerOptions,
+    private readonly emit: (event: EngineEvent) => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.samplesPerMs = options.sampleRate / 1000;
+    this.chunkSamples = options.chunkMs * this.samplesPerMs;
+  }
+
+  get playing(): boolean {
+    return this.current !== null;
+  }
+
+  /** Starts speaking `text` as response `itemId`, interrupting any response still playing. */
+  speak(itemId: string, text: string): void {
+    this.interrupt();
+    const playback: Playback = {
+      itemId,
+      text,
+      pieces: [],
+      synthesized: 0,
+      sent: 0,
+      words: [],
+      wordsSent: 0,
+      spokenText: [],
+      synthesisDone: false,
+      clockStart: this.now(),
+      timer: null,
+      finished: false,
+    };
+    this.current = playback;
+    this.emit({ type: 'response_started', itemId });
+    void this.synthesize(playback);
+  }
+
+  /** Stops the voice now; the response ends with `interrupted: true`. Returns whether one played. */
+  interrupt(): boolean {
+    const playback = this.current;
+    if (!playback) return false;
+    this.finish(playback, true);
+    return true;
+  }
+
+  private async synthesize(playback: Playback): Promise<void> {
+    const sentences =
+      playback.text
+        .match(/[^.!?]+[.!?]*/g)
+        ?.map((s) => s.trim())
+        .filter(Boolean) ?? [];
+    try {
+      for (const sentence of sentences) {
+        const speech = await this.synthesizer.synthesize(sentence);
+        if (playback.finished) return;
+        const offsetMs = playback.synthesized / this.samplesPerMs;
+        for (const w of speech.words) {
+          playback.words.push({
+            text: w.text,
+            startMs: Math.round(w.startMs + offsetMs),
+            endMs: Math.round(w.endMs + offsetMs),
+          });
+        }
+        playback.pieces.push(speech.pcm);
+        playback.synthesized += speech.pcm.length;
+        this.pump(playback);
+      }
+    } catch (error) {
+      if (playback.finished) return;
+      const message = error instanceof Error ? error.message : String(error);
+      this.emit({ type: 'error', code: 'synthesis_failed', message });
+    }
+    playback.synthesisDone = true;
+    this.pump(playback);
+  }
+
+  /** Sends every chunk that is due, then sleeps until the next one is. */
+  private pump(playback: Playback): void {
+    if (playback.finished) return;
+    if (playback.timer) clearTimeout(playback.timer);
+    playback.timer = null;
+    const now = this.now();
+    // Playback cannot run ahead of what was sent: after a stall, its clock restarts from here.
+    if (now - playback.clockStart > playback.sent / this.samplesPerMs) {
+      playback.clockStart = now - playback.sent / this.samplesPerMs;
+    }
+    while (playback.sent / this.samplesPerMs < now - playback.clockStart + this.options.leadMs) {
+      const available = playback.synthesized - playback.sent;
+      const size = Math.min(this.chunkSamples, available);
+      if (size <= 0 || (size < this.chunkSamples && !playback.synthesisDone)) break;
+      this.sendChunk(playback, size);
+    }
+    if (playback.synthesisDone && playback.sent >= playback.synthesized) {
+      this.finish(playback, false);
+      return;
+    }
+    if (playback.synthesized - playback.sent >= this.chunkSamples || playback.synthesisDone) {
+      const dueIn = playback.clockStart + playback.sent / this.samplesPerMs - this.options.leadMs - now;
+      playback.timer = setTimeout(() => this.pump(playback), Math.max(1, dueIn));
+    }
+  }
+
+  private sendChunk(playback: Playback, size: number): void {
+    const endMs = (playback.sent + size) / this.samplesPerMs;
+    while (playback.wordsSent < playback.words.length && playback.words[playback.wordsSent].startMs < endMs) {
+      this.sendWord(playback, playback.words[playback.wordsSent++]);
+    }
+    const pcm = Buffer.alloc(size * 2);
+    let written = 0;
+    while (written < size) {
+      const piece = playback.pieces[0];
+      const take = Math.min(piece.length, size - written);
+      for (let i = 0; i < take; i++) pcm.writeInt16LE(piece[i], (written + i) * 2);
+      written += take;
+      if (take === piece.length) playback.pieces.shift();
+      else playback.pieces[0] = piece.subarray(take);
+    }
+    playback.sent += size;
+    this.emit({ type: 'output_audio', itemId: playback.itemId, pcm });
+  }
+
+  private sendWord(playback: Playback, word: SpokenWord): void {
+    const delta = playback.spokenText.length === 0 ? word.text : ` ${word.text}`;
+    playback.spokenText.push(word.text);
+    this.emit({
+      type: 'output_transcript',
+      itemId: playback.itemId,
+      delta,
+      startMs: word.startMs,
+      endMs: word.endMs,
+      done: false,
+    });
+  }
+
+  private finish(playback: Playback, interrupted: boolean): void {
+    if (playback.finished) return;
+    playback.finished = true;
+    if (playback.timer) clearTimeout(playback.timer);
+    if (this.current === playback) this.current = null;
+    if (!interrupted)
+      while (playback.wordsSent < playback.words.length) this.sendWord(playback, playback.words[playback.wordsSent++]);
+    this.emit({
+      type: 'output_transcript',
+      itemId: playback.itemId,
+      delta: '',
+      startMs: 0,
+      endMs: Math.round(playback.sent / this.samplesPerMs),
+      done: true,
+      // After a barge-in, the transcript is what was actually sent, not what was planned.
+      transcript: playback.spokenText.join(' '),
+    });
+    this.emit({ type: 'response_done', itemId: playback.itemId, interrupted });
+  }
+}
