@@ -1,6 +1,5 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { WsAdapter } from '@nestjs/platform-ws';
 import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
@@ -12,6 +11,7 @@ import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './database/database.module';
 import type { RateLimitState } from './modules/auth/principal';
+import { RawFramesWsAdapter } from './modules/live-gateway/sockets/raw-frames-ws-adapter';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
 
@@ -43,8 +43,8 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
     bodyParser: false, // JSON bodies are parsed by our own parser (installHttpHooks)
   });
   app.setGlobalPrefix('v1', { exclude: UNVERSIONED });
-  // Sockets read their frames themselves (binary-safe); Nest's parser would JSON.parse every audio frame.
-  app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined as never }));
+  // Sockets read their frames themselves (binary-safe); Nest would parse, and pipe through rxjs, every audio frame.
+  app.useWebSocketAdapter(new RawFramesWsAdapter(app));
   app.enableShutdownHooks();
   installHttpHooks(app);
   await app.init();

@@ -21,7 +21,11 @@ export type CloseCause =
   /** The engine stream failed (open later rejected, push threw, close rejected). */
   | { readonly kind: 'engine_failed'; readonly message: string }
   /** The instance is stopping. */
-  | { readonly kind: 'shutdown' };
+  | { readonly kind: 'shutdown' }
+  /** The client sent what the dialect cannot decode and has no in-band error for (Deepgram DATA-0000). */
+  | { readonly kind: 'invalid_input' }
+  /** An implicit start (no start event to retry) failed: the engine could not be opened. */
+  | { readonly kind: 'start_failed'; readonly code: string };
 
 export interface CloseOutcome {
   readonly reason: CloseReason;
@@ -56,5 +60,15 @@ export function closeOutcome(cause: CloseCause): CloseOutcome {
       return { reason: 'connection_lost', detail: 'engine_failed', closeCode: 1011, notify: true };
     case 'shutdown':
       return { reason: 'connection_lost', detail: 'server_shutdown', closeCode: 1001, notify: true };
+    case 'invalid_input':
+      return { reason: 'connection_lost', detail: 'invalid_input', closeCode: 1008, notify: true };
+    case 'start_failed':
+      // Nothing started, so nothing to report; 1013 (try again later) when only capacity was missing.
+      return {
+        reason: 'connection_lost',
+        detail: cause.code,
+        closeCode: cause.code === 'capacity_exhausted' ? 1013 : 1011,
+        notify: false,
+      };
   }
 }

@@ -7,6 +7,7 @@ export {
   type EventRenderer,
   type LoggerPort,
   type MeterPort,
+  type RenderedFrames,
   type SessionActivation,
   type SessionClosing,
   type SessionStorePort,
@@ -17,6 +18,7 @@ export { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions 
 export type { SessionCommand } from './session.commands';
 export type { ServerEvent, WarningCode } from './session.events';
 export type { SessionPhase } from './session.machine';
+export { sameEngineSettings } from './session-config-changes';
 export { SessionRegistry } from './session.registry';
 export { SessionRuntime } from './session.runtime';
 export {
@@ -26,6 +28,7 @@ export {
   type MeterBatch,
   type OutputEncoding,
   type SessionConfig,
+  type SessionConfigChanges,
   type SessionDescriptor,
   type SessionLimits,
   type SessionType,

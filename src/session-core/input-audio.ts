@@ -46,6 +46,11 @@ export class InputAudio {
     return usageOf(this.frames);
   }
 
+  /** Whether any audio was accepted yet (a partial frame counts): the engine has heard something. */
+  get heard(): boolean {
+    return this.frames > 0 || this.framer.carried > 0;
+  }
+
   get droppedMs(): number {
     return this.rate.droppedMs;
   }

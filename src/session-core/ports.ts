@@ -26,9 +26,12 @@ export interface TransportPort {
   readonly bufferedAmount: number;
 }
 
+/** One or more frames for one event, sent in order (a Realtime VAD stop is `speech_stopped` + `committed`). */
+export type RenderedFrames = string | Buffer | readonly (string | Buffer)[];
+
 /** The outbound half of a dialect: null for events the dialect does not show (e.g. commit acks). */
 export interface EventRenderer {
-  render(event: ServerEvent): string | Buffer | null;
+  render(event: ServerEvent): RenderedFrames | null;
 }
 
 export interface SessionActivation {
@@ -58,6 +61,11 @@ export interface SessionStorePort {
   activate(sessionId: string, activation: SessionActivation): Promise<ActivationResult>;
   /** Records the end; called exactly once per activated session, after its last meter batch. */
   close(sessionId: string, closing: SessionClosing): Promise<void>;
+  /**
+   * Records a configuration changed by an update before any audio (the engine stream was reopened
+   * with it). Optional: a failure is logged and the session runs on with the new configuration.
+   */
+  reconfigure?(sessionId: string, config: SessionConfig): Promise<void>;
 }
 
 export interface MeterPort {

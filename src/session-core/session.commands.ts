@@ -5,11 +5,27 @@
  */
 import type { Effect } from './session.effects';
 import type { SessionMachine } from './session.machine';
-import type { SessionConfig } from './session.types';
+import type { SessionConfig, SessionConfigChanges } from './session.types';
 
 export type SessionCommand =
-  | { readonly type: 'start'; readonly config: SessionConfig; readonly clientEventId?: string }
-  | { readonly type: 'update'; readonly clientEventId?: string }
+  | {
+      readonly type: 'start';
+      readonly config: SessionConfig;
+      readonly clientEventId?: string;
+      /**
+       * The dialect has no start event of its own (Realtime, Deepgram start on connect): a start
+       * the client cannot retry ends the socket when it fails.
+       */
+      readonly implicit?: boolean;
+    }
+  | {
+      readonly type: 'update';
+      readonly clientEventId?: string;
+      /** Engine settings to change; allowed until the first audio (the engine stream is reopened). */
+      readonly changes?: SessionConfigChanges;
+      /** Named in the `session_config_locked` refusal when the change comes too late. */
+      readonly param?: string;
+    }
   /** pcm16 24 kHz mono, any length (odd lengths are refused with invalid_audio). */
   | { readonly type: 'append'; readonly audio: Buffer; readonly clientEventId?: string }
   | { readonly type: 'commit'; readonly clientEventId?: string }
@@ -34,9 +50,9 @@ export function dispatchCommand(machine: SessionMachine, command: SessionCommand
     case 'append':
       return machine.appendAudio(command.audio, nowMs, command.clientEventId);
     case 'start':
-      return machine.start(command.config, command.clientEventId);
+      return machine.start(command.config, command.clientEventId, command.implicit === true);
     case 'update':
-      return machine.update(command.clientEventId);
+      return machine.update(command.clientEventId, command.changes, command.param);
     case 'commit':
       return machine.commit(command.clientEventId);
     case 'clear':

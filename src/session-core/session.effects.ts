@@ -41,7 +41,11 @@ export type Effect =
    * finalized(): that emits `closed` and closes the transport.
    */
   | { readonly kind: 'finalize'; readonly reason: CloseReason; readonly detail: string; readonly usage: Usage }
-  | { readonly kind: 'transport_close'; readonly code: number; readonly reason: string };
+  | { readonly kind: 'transport_close'; readonly code: number; readonly reason: string }
+  /** Close the engine stream and open one with this configuration, then call engineReopened(). */
+  | { readonly kind: 'reopen_engine'; readonly config: SessionConfig }
+  /** A frame the dialect made itself (never produced by the machine): sent in order with the rest. */
+  | { readonly kind: 'dialect_frame'; readonly frame: string | Buffer };
 
 export type EffectKind = Effect['kind'];
 

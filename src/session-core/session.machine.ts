@@ -10,12 +10,14 @@ import { closeOutcome, type CloseCause, type CloseOutcome } from './close-causes
 import { NO_EFFECTS, type Effect } from './session.effects';
 import type { ServerEvent } from './session.events';
 import { InputAudio } from './input-audio';
+import { sameEngineSettings, withChanges } from './session-config-changes';
 import { OutputTurns } from './output-turns';
 import { sessionStats } from './session-stats';
 import {
   DEFAULT_SESSION_LIMITS,
   type OutputStats,
   type SessionConfig,
+  type SessionConfigChanges,
   type SessionDescriptor,
   type SessionError,
   type SessionLimits,
@@ -29,6 +31,7 @@ const REFUSALS = {
   session_closed: 'the session is closing',
   invalid_audio: 'audio must be whole pcm16 samples (an even number of bytes)',
   input_audio_buffer_empty: 'no audio was appended since the last commit',
+  session_config_locked: 'language and turn detection are fixed once audio has been appended',
 } as const;
 
 type Refusal = keyof typeof REFUSALS;
@@ -44,6 +47,9 @@ export class SessionMachine {
   private descriptor: SessionDescriptor | null = null;
   private pendingConfig: SessionConfig | null = null;
   private startEventId: string | undefined;
+  private startImplicit = false;
+  /** An update waiting for its engine stream to be reopened. */
+  private reopening: { readonly config: SessionConfig; readonly clientEventId?: string } | null = null;
   private pendingClose: CloseCause | null = null;
   private ending: (CloseOutcome & { readonly clientEventId?: string }) | null = null;
   private readonly limits: SessionLimits;
@@ -72,12 +78,13 @@ export class SessionMachine {
     return this.input.usage;
   }
 
-  start(config: SessionConfig, clientEventId?: string): readonly Effect[] {
+  start(config: SessionConfig, clientEventId?: string, implicit = false): readonly Effect[] {
     switch (this.phaseNow) {
       case 'awaiting_start':
         this.phaseNow = 'starting';
         this.pendingConfig = config;
         this.startEventId = clientEventId;
+        this.startImplicit = implicit;
         return [{ kind: 'open_session', config }];
       case 'starting':
       case 'started':
@@ -106,14 +113,41 @@ export class SessionMachine {
     this.pendingConfig = null;
     const param = failure.param ?? null;
     const origin = failure.code === 'capacity_exhausted' || failure.code === 'internal_error' ? 'server' : 'client';
-    const out = this.error(failure.code, failure.message, param, this.startEventId, origin);
+    const out: Effect[] = this.error(failure.code, failure.message, param, this.startEventId, origin);
+    if (this.startImplicit) {
+      // The client has no start to send again: end the socket (there is no session to report).
+      this.phaseNow = 'closed';
+      this.pendingClose = null;
+      const { closeCode, detail } = closeOutcome({ kind: 'start_failed', code: failure.code });
+      if (closeCode !== null) out.push({ kind: 'transport_close', code: closeCode, reason: detail });
+      return out;
+    }
     return this.pendingClose === null ? out : out.concat(this.close(this.takePendingClose()));
   }
 
-  update(clientEventId?: string): readonly Effect[] {
+  /**
+   * Acknowledges with the session as it now is. Engine settings can change only until audio has
+   * been appended: the stream is then reopened (nothing was heard, so nothing is lost); after
+   * that an engine stream cannot be reconfigured and the change is refused.
+   */
+  update(clientEventId?: string, changes?: SessionConfigChanges, param?: string): readonly Effect[] {
     const refused = this.gate(clientEventId);
     if (refused !== null || this.descriptor === null) return refused ?? NO_EFFECTS;
-    return [ack({ type: 'updated', session: this.descriptor }, clientEventId)];
+    const current = this.descriptor.config;
+    const next = changes === undefined ? current : withChanges(current, changes);
+    if (sameEngineSettings(current, next)) return [ack({ type: 'updated', session: this.descriptor }, clientEventId)];
+    if (this.input.heard) return this.refuse('session_config_locked', param ?? null, clientEventId);
+    this.reopening = clientEventId === undefined ? { config: next } : { config: next, clientEventId };
+    return [{ kind: 'reopen_engine', config: next }];
+  }
+
+  /** The driver reopened the engine stream for the pending update. */
+  engineReopened(): readonly Effect[] {
+    const reopening = this.reopening;
+    this.reopening = null;
+    if (reopening === null || this.descriptor === null || this.phaseNow !== 'started') return NO_EFFECTS;
+    this.descriptor = { ...this.descriptor, config: reopening.config };
+    return [ack({ type: 'updated', session: this.descriptor }, reopening.clientEventId)];
   }
 
   appendAudio(bytes: Buffer, nowMs: number, clientEventId?: string): readonly Effect[] {

@@ -90,6 +90,24 @@ export class SessionRuntime {
     this.run(this.machine.close({ kind: 'transport_lost' }));
   }
 
+  /**
+   * A frame the dialect made itself (Realtime `session.created`, Deepgram `UtteranceEnd`): sent after
+   * the effects in flight, in order with the session's own events; dropped once the socket closed.
+   */
+  sendDialectFrame(frame: string | Buffer): void {
+    this.run([{ kind: 'dialect_frame', frame }]);
+  }
+
+  /**
+   * The client closed the socket cleanly (1000): for the Realtime and Deepgram dialects that is the
+   * end it asked for (`close_requested`), taken in order after the commands still held.
+   */
+  clientClosed(): void {
+    if (!this.transportOpen) return;
+    this.transportOpen = false;
+    this.handle({ type: 'close' });
+  }
+
   /** Server-side end (DELETE → `deleted`, SIGTERM → `shutdown`); resolves once recorded. */
   end(cause: CloseCause): Promise<void> {
     this.run(this.machine.close(cause));
@@ -145,13 +163,23 @@ export class SessionRuntime {
         return void this.finalize(effect);
       case 'transport_close':
         return this.closeTransport(effect.code, effect.reason);
+      case 'reopen_engine':
+        return void this.reopenEngine(effect.config);
+      case 'dialect_frame':
+        return this.sendFrame(effect.frame);
     }
   }
 
   private send(event: ServerEvent): void {
     if (!this.transportOpen) return;
-    const frame = this.options.renderer.render(event);
-    if (frame === null) return;
+    const rendered = this.options.renderer.render(event);
+    if (rendered === null) return;
+    if (typeof rendered === 'string' || Buffer.isBuffer(rendered)) return this.sendFrame(rendered);
+    for (const frame of rendered) this.sendFrame(frame);
+  }
+
+  private sendFrame(frame: string | Buffer): void {
+    if (!this.transportOpen) return;
     const { transport } = this.options;
     try {
       transport.send(frame);
@@ -220,6 +248,36 @@ export class SessionRuntime {
       maxQueuedMs: this.tuning.maxQueuedOutputMs,
     });
     return this.machine.startSucceeded(startedAtMs);
+  }
+
+  /** Commands that arrive meanwhile are held, as during a start, so appends reach the new stream. */
+  private async reopenEngine(config: SessionConfig): Promise<void> {
+    this.held = [];
+    let effects: readonly Effect[] = [];
+    const old = this.stream;
+    this.stream = null; // a close meanwhile must not close it twice
+    try {
+      if (old !== null) await timeLimit(old.close(), this.tuning.engineCloseTimeoutMs, this.clock);
+      const stream = await this.options.engine.open(engineConfigOf(this.sessionId, config), this.onEngineEvent);
+      if (this.machine.phase === 'started') {
+        this.stream = stream;
+        await this.options.store.reconfigure?.(this.sessionId, config).catch((error: unknown) => {
+          this.log.warn(`session ${this.sessionId}: recording the new configuration failed: ${errorText(error)}`);
+        });
+        effects = this.machine.engineReopened();
+      } else {
+        // The session ended while the stream opened: nothing will be heard on it.
+        await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock).catch(() => undefined);
+      }
+    } catch (error) {
+      this.streamBroken = true;
+      this.log.error(`session ${this.sessionId}: reopening the engine failed: ${errorText(error)}`);
+      effects = this.machine.close({ kind: 'engine_failed', message: errorText(error) });
+    }
+    this.run(effects);
+    const held = this.held;
+    this.held = null;
+    for (const command of held) this.handle(command);
   }
 
   private scheduleExpiry(atMs: number): void {

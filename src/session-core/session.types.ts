@@ -20,6 +20,13 @@ export interface SessionConfig {
   readonly outputEncoding: OutputEncoding;
 }
 
+/** What a client may change in a started session before any audio: the engine's settings. */
+export interface SessionConfigChanges {
+  readonly language?: string;
+  /** null: manual turns (utterances end on commit). */
+  readonly turnDetection?: TurnDetectionConfig | null;
+}
+
 /** A started session as every `started`/`updated`/`closed` event shows it. */
 export interface SessionDescriptor {
   readonly id: string;

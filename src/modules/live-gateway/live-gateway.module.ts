@@ -3,7 +3,11 @@ import { AuthModule } from '../auth/auth.module';
 import { ClientSecretsModule } from '../client-secrets/client-secrets.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UsageModule } from '../usage/usage.module';
+import { CompatAdmission } from './compat/compat-admission.service';
+import { CompatSessionsRepository } from './compat/compat-sessions.repository';
+import { ListenGateway } from './listen.gateway';
 import { LiveGateway } from './live.gateway';
+import { RealtimeGateway } from './realtime.gateway';
 import { HeldSessionsRepository } from './sockets/held-sessions.repository';
 import { InstanceIdentity } from './sockets/instance-identity';
 import { SessionPortsFactory } from './sockets/session-ports.factory';
@@ -20,6 +24,10 @@ import { SocketSessions } from './sockets/socket-sessions.service';
     HeldSessionsRepository,
     SocketSessions,
     LiveGateway,
+    CompatSessionsRepository,
+    CompatAdmission,
+    RealtimeGateway,
+    ListenGateway,
   ],
 })
 export class LiveGatewayModule {}

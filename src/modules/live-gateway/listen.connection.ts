@@ -1,0 +1,123 @@
+/**
+ * One `/v1/listen` socket, transport-independent. Deepgram has no start event either: the session
+ * starts on connect with the configuration the query asked for. Audio is resampled to 24 kHz on
+ * the way in; KeepAlive only keeps the stream alive; Finalize commits the utterance (its final
+ * result says from_finalize); CloseStream ends the session (close_requested): the last results,
+ * then Metadata, then close 1000. About 10 s without any frame ends it as expired (detail
+ * idle_timeout) with 1011 NET-0001, as Deepgram does.
+ */
+import type { WebSocket } from 'ws';
+import { systemClock, type ClockPort, type TimerHandle, type TransportPort } from '../../session-core/ports';
+import type { SessionRuntimeOptions } from '../../session-core/runtime-options';
+import { SessionRuntime } from '../../session-core/session.runtime';
+import type { SessionConfig } from '../../session-core/session.types';
+import { ListenAudioInput } from './listen.audio';
+import { parseListenFrame, type ListenFrame } from './listen.protocol';
+import type { ListenOptions } from './listen.query';
+import { ListenRenderer } from './listen.render';
+
+export const LISTEN_IDLE_MS = 10_000;
+
+export interface ListenConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
+  readonly config: SessionConfig;
+  readonly listen: ListenOptions;
+  readonly idleMs?: number;
+}
+
+export class ListenConnection {
+  readonly runtime: SessionRuntime;
+  private readonly audio: ListenAudioInput;
+  private readonly renderer: ListenRenderer;
+  private readonly clock: ClockPort;
+  private readonly idleMs: number;
+  private lastFrameAt: number;
+  private idleTimer: TimerHandle | null = null;
+
+  constructor(options: ListenConnectionOptions) {
+    const { config, listen, idleMs, ...runtimeOptions } = options;
+    this.clock = options.clock ?? systemClock;
+    this.idleMs = idleMs ?? LISTEN_IDLE_MS;
+    this.audio = new ListenAudioInput(listen.sampleRate);
+    this.renderer = new ListenRenderer({
+      requestId: options.sessionId,
+      listen,
+      model: config.model,
+      engineName: options.engine.name,
+      audio: this.audio,
+    });
+    this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
+    this.runtime.handle({ type: 'start', config, implicit: true });
+    this.lastFrameAt = this.clock.now();
+    this.armIdle(this.idleMs);
+    void this.runtime.done.then(() => this.stopIdle());
+  }
+
+  /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
+  onMessage(frame: ListenFrame, isBinary: boolean): void {
+    this.lastFrameAt = this.clock.now();
+    const message = parseListenFrame(frame, isBinary);
+    switch (message.kind) {
+      case 'audio': {
+        const pcm = this.audio.push(message.bytes);
+        if (pcm.length > 0) this.runtime.handle({ type: 'append', audio: pcm });
+        const utteranceEnd = this.renderer.utteranceEnd(this.audio.receivedMs);
+        if (utteranceEnd !== null) this.runtime.sendDialectFrame(utteranceEnd);
+        return;
+      }
+      case 'keep_alive':
+        return;
+      case 'finalize':
+        return this.runtime.handle({ type: 'commit' });
+      case 'close_stream':
+        return this.runtime.handle({ type: 'close' });
+      case 'invalid':
+        void this.runtime.end({ kind: 'invalid_input' });
+        return;
+    }
+  }
+
+  /** A client's close with 1000 is its end of the stream; anything else is a dropped connection. */
+  onClose(code: number): void {
+    this.stopIdle();
+    if (code === 1000) this.runtime.clientClosed();
+    else this.runtime.transportClosed();
+  }
+
+  /** One timer per socket, re-armed when it fires early, rather than one per frame. */
+  private armIdle(delayMs: number): void {
+    this.idleTimer = this.clock.setTimer(() => {
+      this.idleTimer = null;
+      const idle = this.clock.now() - this.lastFrameAt;
+      if (idle < this.idleMs) return this.armIdle(this.idleMs - idle);
+      void this.runtime.end({ kind: 'idle' });
+    }, delayMs);
+  }
+
+  private stopIdle(): void {
+    if (this.idleTimer !== null) this.clock.clearTimer(this.idleTimer);
+    this.idleTimer = null;
+  }
+}
+
+/** Deepgram's close reasons: clients and their logs match on NET-0001 / DATA-0000. */
+const CLOSE_REASONS: Readonly<Record<string, string>> = {
+  idle_timeout: 'NET-0001: no audio or text message was received within the 10 s timeout window',
+  invalid_input: 'DATA-0000: the payload could not be decoded as audio or a control message',
+};
+
+/** The session core's view of a Deepgram socket: a normal close says nothing, as Deepgram's does. */
+export function listenTransport(ws: WebSocket): TransportPort {
+  return {
+    send: (frame) => {
+      if (ws.readyState === ws.OPEN) ws.send(frame);
+    },
+    close: (code, reason) => {
+      // A client that stopped reading would never answer a close handshake.
+      if (reason === 'client_not_reading') return ws.terminate();
+      ws.close(code, code === 1000 ? '' : (CLOSE_REASONS[reason] ?? reason));
+    },
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { Inject, Logger } from '@nestjs/common';
+import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { AppConfig } from '../../config/app-config';
+import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
+import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
+import { guardCompatHandshake } from './compat/compat-handshake';
+import { DEFAULT_TRANSCRIPTION_CONFIG } from './compat/transcription-defaults';
+import { RealtimeConnection } from './realtime.connection';
+import { checkRealtimeQuery } from './realtime.query';
+import { MAX_SOCKET_MESSAGE_BYTES } from './sockets/socket-limits';
+import { SocketSessions } from './sockets/socket-sessions.service';
+import { wsTransport } from './sockets/ws-transport';
+
+/** The Realtime socket's handshake: the query only; the session runs the secret's configuration or the defaults. */
+export const REALTIME_DIALECT: CompatDialect<void> = {
+  name: 'realtime',
+  parse: (req) => checkRealtimeQuery(req.url),
+  configure: (_request, lock) => lock ?? DEFAULT_TRANSCRIPTION_CONFIG,
+};
+
+/** `/v1/realtime?intent=transcription`: OpenAI Realtime transcription sessions over the shared session core. */
+@WebSocketGateway({ path: '/v1/realtime', maxPayload: MAX_SOCKET_MESSAGE_BYTES })
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
+  private readonly logger = new Logger('RealtimeGateway');
+
+  constructor(
+    private readonly admission: CompatAdmission,
+    private readonly sessions: SocketSessions,
+    private readonly config: AppConfig,
+    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+  ) {}
+
+  afterInit(server: WebSocketServer): void {
+    guardCompatHandshake(server, 'realtime', (req) => this.admission.admit(req, REALTIME_DIALECT));
+  }
+
+  handleConnection(ws: WebSocket, req: IncomingMessage): void {
+    const admitted = this.admission.take<void>(req);
+    const connection = new RealtimeConnection({
+      sessionId: admitted.sessionId,
+      config: admitted.config,
+      engine: this.engine,
+      store: admitted.ports.store,
+      meter: admitted.ports.meter,
+      transport: wsTransport(ws),
+      logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
+      limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
+    });
+    this.sessions.track('realtime', connection.runtime, admitted.ports);
+    ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
+    ws.on('close', (code) => connection.onClose(code));
+  }
+}

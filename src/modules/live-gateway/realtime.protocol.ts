@@ -1,0 +1,118 @@
+/**
+ * The inbound half of the Realtime dialect (transcription mode, GA events): one client frame in,
+ * one neutral command out. A frame that cannot be served becomes a `reject`, answered with an
+ * `error` event in order with everything else; errors never close the socket.
+ */
+import type { SessionCommand } from '../../session-core/session.commands';
+import { isRecord, reject, resolveSessionUpdate } from './realtime.session';
+
+export interface RealtimeParseContext {
+  /** Larger frames are answered with `message_too_large` (set ws maxPayload above this). */
+  readonly maxMessageBytes: number;
+}
+
+export type RealtimeFrame = string | Buffer | ArrayBuffer | Buffer[];
+
+/** 1 MiB: about 15 s of base64 audio; OpenAI allows 15 MiB, but the input rate guard cuts far earlier. */
+export const REALTIME_MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/** What the official SDK sends for an append without event_id: parsed without JSON.parse. */
+const APPEND_PREFIX = '{"type":"input_audio_buffer.append","audio":"';
+const APPEND_SUFFIX = '"}';
+
+/** Client events of the conversational Realtime API: they have no meaning in a transcription session. */
+const CONVERSATION_EVENTS: ReadonlySet<string> = new Set([
+  'conversation.item.create',
+  'conversation.item.retrieve',
+  'conversation.item.truncate',
+  'conversation.item.delete',
+  'response.create',
+  'response.cancel',
+  'output_audio_buffer.clear',
+]);
+
+export function parseRealtimeFrame(
+  frame: RealtimeFrame,
+  isBinary: boolean,
+  context: RealtimeParseContext,
+): SessionCommand {
+  if (isBinary) {
+    return reject(
+      'invalid_event',
+      'binary frames are not part of the Realtime protocol: send input_audio_buffer.append with base64 audio',
+      null,
+    );
+  }
+  const text = typeof frame === 'string' ? frame : toBuffer(frame).toString('utf8');
+  if (text.length > context.maxMessageBytes) {
+    return reject('message_too_large', `a frame may hold at most ${context.maxMessageBytes} bytes`, null);
+  }
+  if (text.startsWith(APPEND_PREFIX) && text.endsWith(APPEND_SUFFIX)) {
+    const audio = text.slice(APPEND_PREFIX.length, text.length - APPEND_SUFFIX.length);
+    if (!audio.includes('"')) return parseAppend(audio, undefined);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return reject('invalid_json', 'the frame is not valid JSON', null);
+  }
+  if (!isRecord(value) || typeof value.type !== 'string') {
+    return reject('invalid_event', 'a client event is a JSON object with a string "type"', 'type');
+  }
+  const eventId = value.event_id;
+  if (eventId !== undefined && eventId !== null && typeof eventId !== 'string') {
+    return reject('invalid_type', 'event_id must be a string', 'event_id');
+  }
+  const clientEventId = typeof eventId === 'string' ? eventId : undefined;
+  const withId = <T extends SessionCommand>(command: T): T =>
+    clientEventId === undefined ? command : { ...command, clientEventId };
+  switch (value.type) {
+    case 'input_audio_buffer.append':
+      return parseAppend(value.audio, clientEventId);
+    case 'input_audio_buffer.commit':
+      return withId({ type: 'commit' });
+    case 'input_audio_buffer.clear':
+      return withId({ type: 'clear' });
+    case 'session.update':
+      return resolveSessionUpdate(value.session, clientEventId);
+    case 'transcription_session.update':
+      return reject(
+        'invalid_value',
+        'Invalid value: \'transcription_session.update\'. Send session.update with session.type "transcription".',
+        'type',
+        clientEventId,
+      );
+    default:
+      return CONVERSATION_EVENTS.has(value.type)
+        ? reject('unsupported_event', `${value.type} has no meaning in a transcription session`, 'type', clientEventId)
+        : reject(
+            'invalid_value',
+            `Invalid value: ${JSON.stringify(value.type)}. Unknown event type.`,
+            'type',
+            clientEventId,
+          );
+  }
+}
+
+/** Strict base64: whole quads, and no character the decoder would skip. */
+function parseAppend(audio: unknown, clientEventId: string | undefined): SessionCommand {
+  if (typeof audio !== 'string' || audio.length % 4 !== 0) {
+    return reject('invalid_audio', 'audio must be a base64 string of pcm16 24 kHz mono', 'audio', clientEventId);
+  }
+  const bytes = Buffer.from(audio, 'base64');
+  const padding = audio.endsWith('==') ? 2 : audio.endsWith('=') ? 1 : 0;
+  if (bytes.length !== (audio.length / 4) * 3 - padding) {
+    return reject('invalid_audio', 'audio is not valid base64', 'audio', clientEventId);
+  }
+  return clientEventId === undefined
+    ? { type: 'append', audio: bytes }
+    : { type: 'append', audio: bytes, clientEventId };
+}
+
+function toBuffer(frame: RealtimeFrame): Buffer {
+  if (Buffer.isBuffer(frame)) return frame;
+  if (typeof frame === 'string') return Buffer.from(frame, 'utf8');
+  if (Array.isArray(frame)) return Buffer.concat(frame);
+  return Buffer.from(frame);
+}
