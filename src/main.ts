@@ -2,12 +2,14 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.setup';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { tuneHeapForStreaming } from './common/runtime/heap-tuning';
 import { AppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
 import { DatabaseModule } from './database/database.module';
 import { FirstStartService } from './modules/projects/first-start.service';
 
 async function main(): Promise<void> {
+  tuneHeapForStreaming();
   let config: AppConfig;
   try {
     config = AppConfig.fromProcessEnv();

@@ -1,4 +1,9 @@
-import { fliteUtterances, silence as silentSamples, toSessionAudio, concatAudio } from '../../src/engines/embedded/testing/speech-fixtures';
+import {
+  fliteUtterances,
+  silence as silentSamples,
+  toSessionAudio,
+  concatAudio,
+} from '../../src/engines/embedded/testing/speech-fixtures';
 import { chunks, rms, sleep } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
 import { databaseTargets } from '../support/test-database';
@@ -18,7 +23,10 @@ describe('voicechat with the embedded engine', () => {
   beforeAll(async () => {
     t = await startTestApp(databaseTargets()[0], { env: { SPEECH_ENGINE: 'embedded', ENGINE_MAX_STREAMS: '2' } });
     ({ apiKey } = await t.newProject());
-    const [ask, talk] = await fliteUtterances('awb', ['what time is it right now', 'the quick brown fox jumped over the lazy dog']);
+    const [ask, talk] = await fliteUtterances('awb', [
+      'what time is it right now',
+      'the quick brown fox jumped over the lazy dog',
+    ]);
     const pcm = (samples: Int16Array) => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
     question = pcm(concatAudio([silentSamples(400), toSessionAudio(ask.clip), silentSamples(1600)]));
     interruption = pcm(toSessionAudio(talk.clip));
@@ -59,16 +67,24 @@ describe('voicechat with the embedded engine', () => {
   it('stops speaking when the user barges in', async () => {
     const c = await startSession();
     await stream(c, question);
-    const started = await c.waitFor((e) => e.type === 'session.turn.event' && e.event.type === 'response_started', 30_000);
+    const started = await c.waitFor(
+      (e) => e.type === 'session.turn.event' && e.event.type === 'response_started',
+      30_000,
+    );
     await c.waitFor('session.output_audio.delta', 30_000);
     await stream(c, interruption);
     const done = await c.waitFor(
-      (e) => e.type === 'session.turn.event' && e.event.type === 'response_done' && e.event.item_id === started.event.item_id,
+      (e) =>
+        e.type === 'session.turn.event' &&
+        e.event.type === 'response_done' &&
+        e.event.item_id === started.event.item_id,
       30_000,
     );
     expect(done.event.interrupted).toBe(true);
     const at = c.events.indexOf(done);
-    const laterAudio = c.events.slice(at + 1).filter((e) => e.type === 'session.output_audio.delta' && e.item_id === started.event.item_id);
+    const laterAudio = c.events
+      .slice(at + 1)
+      .filter((e) => e.type === 'session.output_audio.delta' && e.item_id === started.event.item_id);
     expect(laterAudio).toHaveLength(0);
     c.send({ type: 'session.close' });
     await c.waitFor('session.closed');

@@ -3,7 +3,15 @@
 // fails there (never in production). Sharing the host's constructors makes both sides agree.
 const { TestEnvironment } = require('jest-environment-node');
 
-const TYPED = ['Float32Array', 'Float64Array', 'Int8Array', 'Int16Array', 'Int32Array', 'BigInt64Array', 'BigUint64Array'];
+const TYPED = [
+  'Float32Array',
+  'Float64Array',
+  'Int8Array',
+  'Int16Array',
+  'Int32Array',
+  'BigInt64Array',
+  'BigUint64Array',
+];
 
 class HostTypedArraysEnvironment extends TestEnvironment {
   constructor(config, context) {

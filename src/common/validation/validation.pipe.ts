@@ -68,9 +68,8 @@ export function toIssues(errors: ValidationError[], prefix: (string | number)[])
   for (const error of errors) {
     const loc = [...prefix, error.property];
     const constraints = Object.entries(error.constraints ?? {});
-    // Report the most specific failure once per field: a wrong type makes range checks noise.
-    const first =
-      constraints.find(([name]) => name === 'whitelistValidation' || name === 'isDefined') ?? constraints[0];
+    // Report the most telling failure once per field: a wrong type makes range checks noise.
+    const first = [...constraints].sort(([a], [b]) => priority(a) - priority(b))[0];
     if (first) {
       const [name, msg] = first;
       issues.push({ loc, msg, type: ISSUE_TYPE[name] ?? name });

@@ -129,6 +129,7 @@ export class Listener {
       this.detector.reset();
       this.item = null;
       this.lastCutPos = pos;
+      this.lastItemEndMs = Math.max(this.lastItemEndMs, Math.floor(pos / SAMPLES_PER_MS));
       this.enqueue(async () => {
         await this.recognizer.abort();
         this.segmentItem = null;

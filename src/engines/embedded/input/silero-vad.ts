@@ -33,7 +33,6 @@ interface OrtModule {
 
 interface SileroRunner {
   process(frame: Float32Array): Promise<{ isSpeech: number; notSpeech: number }>;
-  reset_state(): void;
 }
 
 export type FrameListener = (probability: number, frameIndex: number) => void;
@@ -127,13 +126,6 @@ export class VadScorer {
   /** Resolves once every whole frame pushed so far has been scored. */
   async idle(): Promise<void> {
     while (this.running) await this.running;
-  }
-
-  /** Drops queued frames and the recurrent state (after clear()). */
-  reset(): void {
-    this.frameIndex += this.frames.length;
-    this.frames = [];
-    this.runner.reset_state();
   }
 
   stop(): void {
