@@ -31,7 +31,9 @@ fi
 export ONNXRUNTIME_NODE_INSTALL=skip
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "setup: installing npm dependencies"
-  npm ci --no-audit --no-fund
+  # `npm install` honours package-lock.json; `npm ci` is not used because npm 11 here records only this
+  # platform's optional native bindings in the lock and then refuses it as out of sync.
+  npm install --no-audit --no-fund
 else
   echo "setup: npm dependencies up to date"
 fi
