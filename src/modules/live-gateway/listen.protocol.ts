@@ -5,6 +5,8 @@
  * a 0-byte binary frame is the old way to say CloseStream. Text that is no control message cannot
  * be decoded: Deepgram has no error message, so it ends the stream (1008, DATA-0000).
  */
+import { ClientFrame, toBuffer } from './client-frames';
+
 export type ListenMessage =
   | { readonly kind: 'audio'; readonly bytes: Buffer }
   | { readonly kind: 'keep_alive' }
@@ -12,7 +14,7 @@ export type ListenMessage =
   | { readonly kind: 'close_stream' }
   | { readonly kind: 'invalid'; readonly reason: string };
 
-export type ListenFrame = string | Buffer | ArrayBuffer | Buffer[];
+export type ListenFrame = ClientFrame;
 
 const CONTROL: Readonly<Record<string, ListenMessage>> = {
   KeepAlive: { kind: 'keep_alive' },
@@ -52,11 +54,4 @@ function controlMessage(text: string): ListenMessage | null {
   if (typeof value !== 'object' || value === null) return null;
   const type = (value as { type?: unknown }).type;
   return typeof type === 'string' && Object.hasOwn(CONTROL, type) ? CONTROL[type] : null;
-}
-
-function toBuffer(frame: ListenFrame): Buffer {
-  if (Buffer.isBuffer(frame)) return frame;
-  if (typeof frame === 'string') return Buffer.from(frame, 'utf8');
-  if (Array.isArray(frame)) return Buffer.concat(frame);
-  return Buffer.from(frame);
 }

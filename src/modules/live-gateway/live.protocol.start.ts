@@ -7,6 +7,7 @@
  */
 import type { TurnDetectionConfig } from '../../engines/engine.types';
 import type { SessionCommand } from '../../session-core/session.commands';
+import { Fields, isRecord, Reject, reject } from './client-frames';
 import type { OutputEncoding, SessionConfig, SessionType } from '../../session-core/session.types';
 
 export const LIVE_MODELS: Readonly<Record<string, SessionType>> = {
@@ -28,19 +29,6 @@ const START_FIELDS = new Set(['model', 'audio', 'instructions', 'input', 'delega
 const AUDIO_FIELDS = new Set(['format', 'output']);
 const OUTPUT_FIELDS = new Set(['voice', 'encoding']);
 const IMMUTABLE_FIELDS = new Set(['model', 'audio', 'instructions', 'input', 'store']);
-
-type Fields = Record<string, unknown>;
-type Reject = Extract<SessionCommand, { type: 'reject' }>;
-
-export function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function reject(code: string, message: string, param: string | null, clientEventId?: string): Reject {
-  return clientEventId === undefined
-    ? { type: 'reject', code, message, param }
-    : { type: 'reject', code, message, param, clientEventId };
-}
 
 /** `lock` is the client secret's configuration, or null for a session opened with an API key. */
 export function resolveLiveStart(

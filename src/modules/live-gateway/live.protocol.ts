@@ -6,7 +6,8 @@
 import { LIVE_REFUSED_EVENTS } from '../../../libs/protocol/live-events';
 import type { SessionCommand } from '../../session-core/session.commands';
 import type { SessionConfig } from '../../session-core/session.types';
-import { checkLiveUpdate, isRecord, reject, resolveLiveStart } from './live.protocol.start';
+import { ClientFrame, isClientEvent, readClientEvent, reject, toBuffer } from './client-frames';
+import { checkLiveUpdate, resolveLiveStart } from './live.protocol.start';
 
 export interface LiveParseContext {
   /** The client secret's configuration (a start must match it); null for an API-key session. */
@@ -18,7 +19,7 @@ export interface LiveParseContext {
 /** 1 MiB: about 15 s of base64 audio, far past what the input rate guard lets through anyway. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
-export type LiveFrame = string | Buffer | ArrayBuffer | Buffer[];
+export type LiveFrame = ClientFrame;
 
 const REFUSED: ReadonlySet<string> = new Set(LIVE_REFUSED_EVENTS);
 /** What the official SDK sends for an append without event_id: parsed without JSON.parse. */
@@ -29,31 +30,22 @@ export function parseLiveFrame(frame: LiveFrame, isBinary: boolean, context: Liv
   if (isBinary) {
     // Extension: a binary frame is raw pcm16, the mirror of binary output.
     const audio = toBuffer(frame);
-    return audio.length > context.maxMessageBytes ? tooLarge(context) : { type: 'append', audio };
+    return audio.length > context.maxMessageBytes
+      ? reject('message_too_large', `a frame may hold at most ${context.maxMessageBytes} bytes`, null)
+      : { type: 'append', audio };
   }
-  const text = typeof frame === 'string' ? frame : toBuffer(frame).toString('utf8');
-  if (text.length > context.maxMessageBytes) return tooLarge(context);
-  if (text.startsWith(APPEND_PREFIX) && text.endsWith(APPEND_SUFFIX)) {
-    const audio = text.slice(APPEND_PREFIX.length, text.length - APPEND_SUFFIX.length);
-    if (!audio.includes('"')) return parseAppend(audio, undefined);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return reject('invalid_json', 'the frame is not valid JSON', null);
-  }
-  if (!isRecord(value) || typeof value.type !== 'string') {
-    return reject('invalid_event', 'a client event is a JSON object with a string "type"', 'type');
-  }
-  const eventId = value.event_id;
-  if (eventId !== undefined && eventId !== null && typeof eventId !== 'string') {
-    return reject('invalid_parameter', 'event_id must be a string', 'event_id');
-  }
-  const clientEventId = typeof eventId === 'string' ? eventId : undefined;
+  const read = readClientEvent(frame, {
+    maxMessageBytes: context.maxMessageBytes,
+    appendPrefix: APPEND_PREFIX,
+    appendSuffix: APPEND_SUFFIX,
+    parseAppend,
+    badEventIdCode: 'invalid_parameter',
+  });
+  if (!isClientEvent(read)) return read;
+  const { type, fields: value, clientEventId } = read;
   const withId = <T extends SessionCommand>(command: T): T =>
     clientEventId === undefined ? command : { ...command, clientEventId };
-  switch (value.type) {
+  switch (type) {
     case 'session.input_audio.append':
       return parseAppend(value.audio, clientEventId);
     case 'session.start':
@@ -67,9 +59,9 @@ export function parseLiveFrame(frame: LiveFrame, isBinary: boolean, context: Liv
     case 'session.input_audio.unmute':
       return withId({ type: 'unmute' });
     default:
-      return REFUSED.has(value.type)
-        ? reject('unsupported_event', `${value.type} is not supported by this service`, 'type', clientEventId)
-        : reject('unknown_event', `unknown event type ${JSON.stringify(value.type)}`, 'type', clientEventId);
+      return REFUSED.has(type)
+        ? reject('unsupported_event', `${type} is not supported by this service`, 'type', clientEventId)
+        : reject('unknown_event', `unknown event type ${JSON.stringify(type)}`, 'type', clientEventId);
   }
 }
 
@@ -86,15 +78,4 @@ function parseAppend(audio: unknown, clientEventId: string | undefined): Session
   return clientEventId === undefined
     ? { type: 'append', audio: bytes }
     : { type: 'append', audio: bytes, clientEventId };
-}
-
-function tooLarge(context: LiveParseContext): SessionCommand {
-  return reject('message_too_large', `a frame may hold at most ${context.maxMessageBytes} bytes`, null);
-}
-
-function toBuffer(frame: LiveFrame): Buffer {
-  if (Buffer.isBuffer(frame)) return frame;
-  if (typeof frame === 'string') return Buffer.from(frame, 'utf8');
-  if (Array.isArray(frame)) return Buffer.concat(frame);
-  return Buffer.from(frame);
 }

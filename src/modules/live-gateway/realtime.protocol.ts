@@ -4,14 +4,15 @@
  * `error` event in order with everything else; errors never close the socket.
  */
 import type { SessionCommand } from '../../session-core/session.commands';
-import { isRecord, reject, resolveSessionUpdate } from './realtime.session';
+import { ClientFrame, isClientEvent, readClientEvent, reject } from './client-frames';
+import { resolveSessionUpdate } from './realtime.session';
 
 export interface RealtimeParseContext {
   /** Larger frames are answered with `message_too_large` (set ws maxPayload above this). */
   readonly maxMessageBytes: number;
 }
 
-export type RealtimeFrame = string | Buffer | ArrayBuffer | Buffer[];
+export type RealtimeFrame = ClientFrame;
 
 /** 1 MiB: about 15 s of base64 audio; OpenAI allows 15 MiB, but the input rate guard cuts far earlier. */
 export const REALTIME_MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -43,31 +44,18 @@ export function parseRealtimeFrame(
       null,
     );
   }
-  const text = typeof frame === 'string' ? frame : toBuffer(frame).toString('utf8');
-  if (text.length > context.maxMessageBytes) {
-    return reject('message_too_large', `a frame may hold at most ${context.maxMessageBytes} bytes`, null);
-  }
-  if (text.startsWith(APPEND_PREFIX) && text.endsWith(APPEND_SUFFIX)) {
-    const audio = text.slice(APPEND_PREFIX.length, text.length - APPEND_SUFFIX.length);
-    if (!audio.includes('"')) return parseAppend(audio, undefined);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return reject('invalid_json', 'the frame is not valid JSON', null);
-  }
-  if (!isRecord(value) || typeof value.type !== 'string') {
-    return reject('invalid_event', 'a client event is a JSON object with a string "type"', 'type');
-  }
-  const eventId = value.event_id;
-  if (eventId !== undefined && eventId !== null && typeof eventId !== 'string') {
-    return reject('invalid_type', 'event_id must be a string', 'event_id');
-  }
-  const clientEventId = typeof eventId === 'string' ? eventId : undefined;
+  const read = readClientEvent(frame, {
+    maxMessageBytes: context.maxMessageBytes,
+    appendPrefix: APPEND_PREFIX,
+    appendSuffix: APPEND_SUFFIX,
+    parseAppend,
+    badEventIdCode: 'invalid_type',
+  });
+  if (!isClientEvent(read)) return read;
+  const { type, fields: value, clientEventId } = read;
   const withId = <T extends SessionCommand>(command: T): T =>
     clientEventId === undefined ? command : { ...command, clientEventId };
-  switch (value.type) {
+  switch (type) {
     case 'input_audio_buffer.append':
       return parseAppend(value.audio, clientEventId);
     case 'input_audio_buffer.commit':
@@ -84,14 +72,9 @@ export function parseRealtimeFrame(
         clientEventId,
       );
     default:
-      return CONVERSATION_EVENTS.has(value.type)
-        ? reject('unsupported_event', `${value.type} has no meaning in a transcription session`, 'type', clientEventId)
-        : reject(
-            'invalid_value',
-            `Invalid value: ${JSON.stringify(value.type)}. Unknown event type.`,
-            'type',
-            clientEventId,
-          );
+      return CONVERSATION_EVENTS.has(type)
+        ? reject('unsupported_event', `${type} has no meaning in a transcription session`, 'type', clientEventId)
+        : reject('invalid_value', `Invalid value: ${JSON.stringify(type)}. Unknown event type.`, 'type', clientEventId);
   }
 }
 
@@ -108,11 +91,4 @@ function parseAppend(audio: unknown, clientEventId: string | undefined): Session
   return clientEventId === undefined
     ? { type: 'append', audio: bytes }
     : { type: 'append', audio: bytes, clientEventId };
-}
-
-function toBuffer(frame: RealtimeFrame): Buffer {
-  if (Buffer.isBuffer(frame)) return frame;
-  if (typeof frame === 'string') return Buffer.from(frame, 'utf8');
-  if (Array.isArray(frame)) return Buffer.concat(frame);
-  return Buffer.from(frame);
 }

@@ -8,6 +8,7 @@
 import type { TurnDetectionConfig } from '../../engines/engine.types';
 import type { SessionCommand } from '../../session-core/session.commands';
 import type { SessionConfigChanges } from '../../session-core/session.types';
+import { Fields, isRecord, reject } from './client-frames';
 import { DEFAULT_VAD, TRANSCRIPTION_MODEL } from './compat/transcription-defaults';
 
 /** OpenAI transcription model names that existing clients send: all served by the streaming model. */
@@ -40,9 +41,6 @@ const VAD_FIELDS = new Set([
 const DELAYS = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
 const LOGPROBS = 'item.input_audio_transcription.logprobs';
 
-type Fields = Record<string, unknown>;
-type Reject = Extract<SessionCommand, { type: 'reject' }>;
-
 /** Thrown inside the validation and turned into a `reject` command at its edge. */
 class Refusal {
   constructor(
@@ -50,16 +48,6 @@ class Refusal {
     readonly message: string,
     readonly param: string,
   ) {}
-}
-
-export function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function reject(code: string, message: string, param: string | null, clientEventId?: string): Reject {
-  return clientEventId === undefined
-    ? { type: 'reject', code, message, param }
-    : { type: 'reject', code, message, param, clientEventId };
 }
 
 export function isServedModel(model: string): boolean {
