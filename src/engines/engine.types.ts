@@ -96,6 +96,8 @@ export interface SpeechEngine {
   readonly name: string;
   /** Throws EngineCapacityError when no stream can be opened. */
   open(config: EngineStreamConfig, sink: EngineEventSink): Promise<EngineStream>;
+  /** Loads models ahead of the first session (optional: engines without a warm-up start lazily). */
+  start?(): Promise<void>;
   capacity(): EngineCapacity;
   /** Reserves a stream slot ahead of open() (secret creation); false when none is free. */
   hasCapacity(): boolean;

@@ -32,7 +32,9 @@ export class EnginesModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(CAPACITY_GATE) private readonly gate: RegisteredCapacityGate,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    // The first session should not wait ~1 s for the recogniser's models.
+    await this.engine.start?.();
     this.gate.register({
       check: () =>
         this.engine.hasCapacity() ? { available: true } : { available: false, retryAfterMs: CAPACITY_RETRY_MS },
