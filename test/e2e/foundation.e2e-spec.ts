@@ -114,6 +114,7 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
         max_session_seconds: 120,
         audio: { format: 'pcm16', sample_rate: 24000, frame_ms: 80 },
         price: { usd_per_minute: expect.stringMatching(/^\d+\.\d{6}$/) },
+        capacity: { streams_in_use: 0, streams_max: 8 },
       });
       expect(body.data.find((m: { id: string }) => m.id === 'vendor-asr-streaming')).toMatchObject({
         type: 'transcription',

@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { microsToUsd } from '../../common/money';
-import { FRAME_MS, SAMPLE_RATE } from '../../engines/engine.types';
+import { FRAME_MS, SAMPLE_RATE, SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
 import { ModelDto, ModelListDto } from './dto/model.dto';
 import { ModelCatalog, ModelInfo } from './model-catalog';
 
@@ -10,13 +10,16 @@ export class ModelsService {
   constructor(
     private readonly catalog: ModelCatalog,
     private readonly config: AppConfig,
+    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
   ) {}
 
   list(): ModelListDto {
-    return { object: 'list', data: this.catalog.models.map((m) => this.toDto(m)) };
+    const { inUse, max } = this.engine.capacity();
+    const capacity = { streams_in_use: inUse, streams_max: max };
+    return { object: 'list', data: this.catalog.models.map((m) => this.toDto(m, capacity)) };
   }
 
-  private toDto(model: ModelInfo): ModelDto {
+  private toDto(model: ModelInfo, capacity: ModelDto['capacity']): ModelDto {
     return {
       id: model.id,
       object: 'model',
@@ -27,6 +30,7 @@ export class ModelsService {
       voices: [...model.voices],
       max_session_seconds: this.config.maxSessionSeconds,
       price: { usd_per_minute: microsToUsd(model.priceMicrosPerMinute) },
+      capacity,
     };
   }
 }

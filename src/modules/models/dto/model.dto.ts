@@ -16,6 +16,13 @@ export class ModelPriceDto {
   usd_per_minute: string;
 }
 
+export class ModelCapacityDto {
+  /** Engine streams open on the instance that answered (each session holds one). */
+  streams_in_use: number;
+  /** Streams the instance serves at once; past it new sessions get 503 capacity_exhausted. */
+  streams_max: number;
+}
+
 export class ModelDto {
   id: string;
   @ApiProperty({ enum: ['model'] })
@@ -31,6 +38,7 @@ export class ModelDto {
   voices: string[];
   max_session_seconds: number;
   price: ModelPriceDto;
+  capacity: ModelCapacityDto;
 }
 
 export class ModelListDto {
