@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { SessionAudioConfig, SessionType } from '../sessions/entities/session.entity';
+import type { OpenedSession } from '../sessions/opened-session';
 
 /** A secret found by its hash, row-locked until the transaction ends. */
 export interface LockedSecret {
@@ -11,17 +12,7 @@ export interface LockedSecret {
 }
 
 /** The session a redemption activated, with what the caller still has to check. */
-export interface ActivatedSession {
-  id: string;
-  projectId: string;
-  apiKeyId: string | null;
-  type: SessionType;
-  model: string;
-  pool: string;
-  region: string;
-  audio: SessionAudioConfig;
-  metadata: Record<string, string>;
-  startedAt: Date;
+export interface ActivatedSession extends OpenedSession {
   secretExpiresAt: Date;
   balanceMicros: number;
 }

@@ -27,6 +27,24 @@ export function reject(code: string, message: string, param: string | null, clie
     : { type: 'reject', code, message, param, clientEventId };
 }
 
+/**
+ * A base64 `audio` field → an append of its bytes. Strict: whole quads and no character the decoder
+ * would skip, so corrupted audio is refused rather than silently shortened.
+ */
+export function parseBase64Append(audio: unknown, clientEventId: string | undefined): SessionCommand {
+  if (typeof audio !== 'string' || audio.length % 4 !== 0) {
+    return reject('invalid_audio', 'audio must be a base64 string of pcm16 24 kHz mono', 'audio', clientEventId);
+  }
+  const bytes = Buffer.from(audio, 'base64');
+  const padding = audio.endsWith('==') ? 2 : audio.endsWith('=') ? 1 : 0;
+  if (bytes.length !== (audio.length / 4) * 3 - padding) {
+    return reject('invalid_audio', 'audio is not valid base64', 'audio', clientEventId);
+  }
+  return clientEventId === undefined
+    ? { type: 'append', audio: bytes }
+    : { type: 'append', audio: bytes, clientEventId };
+}
+
 export interface ClientEvent {
   readonly type: string;
   readonly fields: Fields;

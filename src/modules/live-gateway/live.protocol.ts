@@ -6,7 +6,7 @@
 import { LIVE_REFUSED_EVENTS } from '../../../libs/protocol/live-events';
 import type { SessionCommand } from '../../session-core/session.commands';
 import type { SessionConfig } from '../../session-core/session.types';
-import { ClientFrame, isClientEvent, readClientEvent, reject, toBuffer } from './client-frames';
+import { ClientFrame, isClientEvent, parseBase64Append, readClientEvent, reject, toBuffer } from './client-frames';
 import { checkLiveUpdate, resolveLiveStart } from './live.protocol.start';
 
 export interface LiveParseContext {
@@ -38,7 +38,7 @@ export function parseLiveFrame(frame: LiveFrame, isBinary: boolean, context: Liv
     maxMessageBytes: context.maxMessageBytes,
     appendPrefix: APPEND_PREFIX,
     appendSuffix: APPEND_SUFFIX,
-    parseAppend,
+    parseAppend: parseBase64Append,
     badEventIdCode: 'invalid_parameter',
   });
   if (!isClientEvent(read)) return read;
@@ -47,7 +47,7 @@ export function parseLiveFrame(frame: LiveFrame, isBinary: boolean, context: Liv
     clientEventId === undefined ? command : { ...command, clientEventId };
   switch (type) {
     case 'session.input_audio.append':
-      return parseAppend(value.audio, clientEventId);
+      return parseBase64Append(value.audio, clientEventId);
     case 'session.start':
       return resolveLiveStart(value.session, clientEventId, context.lock);
     case 'session.update':
@@ -63,19 +63,4 @@ export function parseLiveFrame(frame: LiveFrame, isBinary: boolean, context: Liv
         ? reject('unsupported_event', `${type} is not supported by this service`, 'type', clientEventId)
         : reject('unknown_event', `unknown event type ${JSON.stringify(type)}`, 'type', clientEventId);
   }
-}
-
-/** Strict base64: whole quads, and no character the decoder would skip. */
-function parseAppend(audio: unknown, clientEventId: string | undefined): SessionCommand {
-  if (typeof audio !== 'string' || audio.length % 4 !== 0) {
-    return reject('invalid_audio', 'audio must be a base64 string of pcm16 24 kHz mono', 'audio', clientEventId);
-  }
-  const bytes = Buffer.from(audio, 'base64');
-  const padding = audio.endsWith('==') ? 2 : audio.endsWith('=') ? 1 : 0;
-  if (bytes.length !== (audio.length / 4) * 3 - padding) {
-    return reject('invalid_audio', 'audio is not valid base64', 'audio', clientEventId);
-  }
-  return clientEventId === undefined
-    ? { type: 'append', audio: bytes }
-    : { type: 'append', audio: bytes, clientEventId };
 }

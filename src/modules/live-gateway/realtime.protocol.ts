@@ -4,7 +4,7 @@
  * `error` event in order with everything else; errors never close the socket.
  */
 import type { SessionCommand } from '../../session-core/session.commands';
-import { ClientFrame, isClientEvent, readClientEvent, reject } from './client-frames';
+import { ClientFrame, isClientEvent, parseBase64Append, readClientEvent, reject } from './client-frames';
 import { resolveSessionUpdate } from './realtime.session';
 
 export interface RealtimeParseContext {
@@ -48,7 +48,7 @@ export function parseRealtimeFrame(
     maxMessageBytes: context.maxMessageBytes,
     appendPrefix: APPEND_PREFIX,
     appendSuffix: APPEND_SUFFIX,
-    parseAppend,
+    parseAppend: parseBase64Append,
     badEventIdCode: 'invalid_type',
   });
   if (!isClientEvent(read)) return read;
@@ -57,7 +57,7 @@ export function parseRealtimeFrame(
     clientEventId === undefined ? command : { ...command, clientEventId };
   switch (type) {
     case 'input_audio_buffer.append':
-      return parseAppend(value.audio, clientEventId);
+      return parseBase64Append(value.audio, clientEventId);
     case 'input_audio_buffer.commit':
       return withId({ type: 'commit' });
     case 'input_audio_buffer.clear':
@@ -76,19 +76,4 @@ export function parseRealtimeFrame(
         ? reject('unsupported_event', `${type} has no meaning in a transcription session`, 'type', clientEventId)
         : reject('invalid_value', `Invalid value: ${JSON.stringify(type)}. Unknown event type.`, 'type', clientEventId);
   }
-}
-
-/** Strict base64: whole quads, and no character the decoder would skip. */
-function parseAppend(audio: unknown, clientEventId: string | undefined): SessionCommand {
-  if (typeof audio !== 'string' || audio.length % 4 !== 0) {
-    return reject('invalid_audio', 'audio must be a base64 string of pcm16 24 kHz mono', 'audio', clientEventId);
-  }
-  const bytes = Buffer.from(audio, 'base64');
-  const padding = audio.endsWith('==') ? 2 : audio.endsWith('=') ? 1 : 0;
-  if (bytes.length !== (audio.length / 4) * 3 - padding) {
-    return reject('invalid_audio', 'audio is not valid base64', 'audio', clientEventId);
-  }
-  return clientEventId === undefined
-    ? { type: 'append', audio: bytes }
-    : { type: 'append', audio: bytes, clientEventId };
 }
