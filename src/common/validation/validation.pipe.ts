@@ -2,6 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { RequestValidationError, ValidationIssue } from '../errors/validation-error';
+import { reservedKeyIssues, withoutReservedKeys } from './reserved-keys';
 
 /** class-validator constraint names → the `type` values of the 422 body (pydantic's vocabulary). */
 const ISSUE_TYPE: Record<string, string> = {
@@ -27,7 +28,8 @@ const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Array, Object]);
 
 /**
  * Validates bodies strictly (unknown properties are 422 `extra_forbidden`) and query strings leniently
- * (unknown parameters are ignored), and reports every problem in the HTTPValidationError shape.
+ * (unknown parameters are ignored), and reports every problem in the HTTPValidationError shape. Keys
+ * named like Object.prototype members are handled here, before class-transformer can lose them.
  */
 @Injectable()
 export class RequestValidationPipe implements PipeTransform {
@@ -41,16 +43,19 @@ export class RequestValidationPipe implements PipeTransform {
     if (where === 'body' && (typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ loc: ['body'], msg: 'Input should be an object', type: 'model_type' }]);
     }
-    const instance = plainToInstance(metatype as new () => object, value, {
+    const instance = plainToInstance(metatype as new () => object, withoutReservedKeys(value), {
       enableImplicitConversion: where !== 'body',
       exposeDefaultValues: true,
     }) as object;
+    // Like any unknown query parameter, a reserved one is ignored; in a body it is refused.
+    const reserved = where === 'body' ? reservedKeyIssues(value, instance, [where]) : [];
     const errors = validateSync(instance, {
       whitelist: true,
       forbidNonWhitelisted: where === 'body',
       forbidUnknownValues: false,
     });
-    if (errors.length) throw new RequestValidationError(toIssues(errors, [where]));
+    const issues = [...reserved, ...toIssues(errors, [where])];
+    if (issues.length) throw new RequestValidationError(issues);
     return instance;
   }
 }

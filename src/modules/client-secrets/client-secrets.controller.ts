@@ -1,9 +1,8 @@
-import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { ApiKeyPrincipal } from '../auth/principal';
-import { ClientSecretBody, ClientSecretBodyPipe } from './client-secret-body.pipe';
 import { ClientSecretsService } from './client-secrets.service';
 import { ClientSecretRequestDto } from './dto/client-secret-request.dto';
 import { ClientSecretResponseDto } from './dto/client-secret-response.dto';
@@ -20,11 +19,10 @@ export class ClientSecretsController {
   @Post('live/client_secrets')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a session and return its client secret' })
-  @ApiBody({ type: ClientSecretRequestDto })
   @ApiOkResponse({ type: ClientSecretResponseDto })
   createLiveClientSecret(
     @CurrentPrincipal() principal: ApiKeyPrincipal,
-    @ClientSecretBody(ClientSecretBodyPipe) body: ClientSecretRequestDto,
+    @Body() body: ClientSecretRequestDto,
     @CurrentRequestOrigin() origin: RequestOrigin,
   ): Promise<ClientSecretResponseDto> {
     return this.secrets.create(principal, body, origin, 'live');
@@ -33,11 +31,10 @@ export class ClientSecretsController {
   @Post('realtime/client_secrets')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a transcription session (OpenAI Realtime-compatible) and return its client secret' })
-  @ApiBody({ type: ClientSecretRequestDto })
   @ApiOkResponse({ type: ClientSecretResponseDto })
   createRealtimeClientSecret(
     @CurrentPrincipal() principal: ApiKeyPrincipal,
-    @ClientSecretBody(ClientSecretBodyPipe) body: ClientSecretRequestDto,
+    @Body() body: ClientSecretRequestDto,
     @CurrentRequestOrigin() origin: RequestOrigin,
   ): Promise<ClientSecretResponseDto> {
     return this.secrets.create(principal, body, origin, 'realtime');

@@ -1,4 +1,5 @@
 import { registerDecorator, ValidateIf, ValidationArguments } from 'class-validator';
+import { FreeFormMap } from '../../../common/validation/reserved-keys';
 
 /** Absent is fine; present (null included) must validate. `@IsOptional` would let null through. */
 export const OptionalField = (): PropertyDecorator =>
@@ -21,10 +22,12 @@ const entriesOf = (value: unknown): [string, unknown][] => (isPlainObject(value)
 /**
  * A string-to-string map of at most 16 keys of 1..64 characters and values of at most 512. Each rule
  * is its own constraint, named with the 422 `type` it reports (dict_type, too_long, string_type,
- * string_too_short, string_too_long), and names the offending key in its message where it can.
+ * string_too_short, string_too_long), and names the offending key in its message where it can. Its
+ * keys are the client's own: a reserved one is refused as a bad value of the map (see FreeFormMap).
  */
 export function IsMetadata(): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
+    FreeFormMap()(target, propertyName);
     const rule = (
       name: string,
       validate: (value: unknown) => boolean,
