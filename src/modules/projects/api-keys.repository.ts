@@ -16,28 +16,26 @@ export class ApiKeysRepository {
   constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
 
   /**
-   * Looks a key up by its hash and takes one token from its request bucket, in one statement: one
-   * round trip per authenticated request, and correct across instances because the row is locked by
-   * the UPDATE (the SET expressions see the latest committed bucket).
+   * Looks a key up by its hash and takes one token from its request bucket: one round trip per
+   * authenticated request, exact across instances (the row is locked), and not waiting for the WAL
+   * flush (migration RequestTokens explains why).
    */
   async checkAndConsume(keyHash: string, capacity: number, refillPerSecond: number): Promise<KeyCheck | null> {
-    const available = `LEAST($2::float8, COALESCE(rl_tokens, $2::float8)
-      + GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - COALESCE(rl_updated_at, clock_timestamp()))) * $3::float8)`;
-    // TypeORM answers an UPDATE … RETURNING with [rows, rowCount].
-    const [rows]: [{ id: string; project_id: string; revoked: boolean; allowed: boolean; tokens: number }[], number] =
-      await this.keys.query(
-        `UPDATE api_keys SET
-           rl_allowed = ${available} >= 1,
-           rl_tokens = ${available} - CASE WHEN ${available} >= 1 THEN 1 ELSE 0 END,
-           rl_updated_at = clock_timestamp(),
-           last_used_at = clock_timestamp()
-         WHERE key_hash = $1
-         RETURNING id, project_id, revoked_at IS NOT NULL AS revoked, rl_allowed AS allowed, rl_tokens AS tokens`,
-        [keyHash, capacity, refillPerSecond],
-      );
+    const rows: { o_id: string; o_project_id: string; o_revoked: boolean; o_allowed: boolean; o_tokens: number }[] =
+      await this.keys.query('SELECT * FROM continuum_take_request_token($1, $2, $3)', [
+        keyHash,
+        capacity,
+        refillPerSecond,
+      ]);
     const row = rows[0];
     if (!row) return null;
-    return { id: row.id, projectId: row.project_id, revoked: row.revoked, allowed: row.allowed, tokens: row.tokens };
+    return {
+      id: row.o_id,
+      projectId: row.o_project_id,
+      revoked: row.o_revoked,
+      allowed: row.o_allowed,
+      tokens: row.o_tokens,
+    };
   }
 
   insert(key: Pick<ApiKeyEntity, 'id' | 'projectId' | 'name' | 'keyHash' | 'keyPrefix'>): Promise<ApiKeyEntity> {
