@@ -78,7 +78,7 @@ export class Listener {
       frameMs: VAD_FRAME_MS,
     });
     this.scorer = vad.createScorer({
-      frame: (probability, index) => this.onVadFrame(probability, index),
+      frame: (probability, index, levels) => this.onVadFrame(probability, index, levels),
       caughtUp: () => this.runCommandsUpTo(Infinity),
       error: (error) => events.error(error),
     });
@@ -170,11 +170,11 @@ export class Listener {
       (this.commands.shift() as { run: () => void }).run();
   }
 
-  private onVadFrame(probability: number, index: number): void {
+  private onVadFrame(probability: number, index: number, levels: number[]): void {
     const startMs = index * VAD_FRAME_MS;
     this.runCommandsUpTo(startMs * SAMPLES_PER_MS);
     this.vadEndMs = startMs + VAD_FRAME_MS;
-    for (const signal of this.detector.frame(probability, startMs)) this.onSignal(signal);
+    for (const signal of this.detector.frame(probability, startMs, levels)) this.onSignal(signal);
     this.recognizer.pump(this.vadEndMs * SAMPLES_PER_MS);
   }
 

@@ -35,7 +35,14 @@ interface SileroRunner {
   process(frame: Float32Array): Promise<{ isSpeech: number; notSpeech: number }>;
 }
 
-export type FrameListener = (probability: number, frameIndex: number) => void;
+/** Sub-windows per frame whose loudness is reported with it (8 ms each). */
+export const LEVEL_WINDOWS = 4;
+
+/**
+ * `levels`: mean square (full scale = 1) of the frame's audio in LEVEL_WINDOWS equal windows, in
+ * order, measured before the VAD's noise floor is added.
+ */
+export type FrameListener = (probability: number, frameIndex: number, levels: number[]) => void;
 
 export interface ScorerListener {
   frame: FrameListener;
@@ -92,7 +99,7 @@ export class VadScorer {
   private readonly resampler = new Resampler(24_000, VAD_RATE);
   private noiseState = 0x2545f491;
   private pending = new Float32Array(0);
-  private frames: Float32Array[] = [];
+  private frames: Array<{ samples: Float32Array; levels: number[] }> = [];
   private frameIndex = 0;
   private running: Promise<void> | null = null;
   private stopped = false;
@@ -116,8 +123,10 @@ export class VadScorer {
     let offset = 0;
     for (; offset + VAD_FRAME_SAMPLES <= joined.length; offset += VAD_FRAME_SAMPLES) {
       const frame = joined.slice(offset, offset + VAD_FRAME_SAMPLES);
-      for (let i = 0; i < frame.length; i++) frame[i] = frame[i] / 32768 + this.noiseFloor();
-      this.frames.push(frame);
+      for (let i = 0; i < frame.length; i++) frame[i] = frame[i] / 32768;
+      const levels = windowLevels(frame);
+      for (let i = 0; i < frame.length; i++) frame[i] += this.noiseFloor();
+      this.frames.push({ samples: frame, levels });
     }
     this.pending = joined.slice(offset);
     this.kick();
@@ -160,14 +169,25 @@ export class VadScorer {
   private async drain(): Promise<void> {
     try {
       while (this.frames.length > 0 && !this.stopped) {
-        const frame = this.frames.shift() as Float32Array;
+        const frame = this.frames.shift() as { samples: Float32Array; levels: number[] };
         const index = this.frameIndex++;
-        const { isSpeech } = await this.runner.process(frame);
-        if (!this.stopped) this.listener.frame(isSpeech, index);
+        const { isSpeech } = await this.runner.process(frame.samples);
+        if (!this.stopped) this.listener.frame(isSpeech, index, frame.levels);
       }
     } catch (error) {
       this.stopped = true;
       this.listener.error(error);
     }
   }
+}
+
+function windowLevels(frame: Float32Array): number[] {
+  const size = frame.length / LEVEL_WINDOWS;
+  const levels: number[] = [];
+  for (let w = 0; w < LEVEL_WINDOWS; w++) {
+    let sum = 0;
+    for (let i = w * size; i < (w + 1) * size; i++) sum += frame[i] * frame[i];
+    levels.push(sum / size);
+  }
+  return levels;
 }

@@ -96,3 +96,62 @@ describe('TurnDetector long speech', () => {
     expect(signals.filter((s) => s.type === 'pause').map((s) => s.atMs)).toEqual([640, 1280]);
   });
 });
+
+describe('TurnDetector end of speech from the audio level', () => {
+  const LOUD = [0.1, 0.1, 0.1, 0.1];
+  /** 50 dB below LOUD: under the tail floor. */
+  const QUIET = [1e-6, 1e-6, 1e-6, 1e-6];
+
+  /** Like run(), with each frame's window levels. */
+  function runLevels(detector: TurnDetector, frames: Array<[number, number[]]>): Array<TurnSignal & { atMs: number }> {
+    const out: Array<TurnSignal & { atMs: number }> = [];
+    frames.forEach(([p, levels], k) =>
+      detector.frame(p, k * 32, levels).forEach((s) => out.push({ ...s, atMs: k * 32 + 32 })),
+    );
+    return out;
+  }
+  const frames = (p: number, levels: number[], n: number): Array<[number, number[]]> =>
+    Array.from({ length: n }, () => [p, levels]);
+
+  it('times the silence from where the audio fell quiet while Silero still hears voice', () => {
+    // 10 loud frames, then Silero's decaying tail (voiced, 0.6) over quiet audio, then silence.
+    const signals = runLevels(new TurnDetector(base), [
+      ...frames(0.9, LOUD, 10),
+      ...frames(0.6, QUIET, 4),
+      ...frames(0.05, QUIET, 20),
+    ]);
+    expect(signals.map((s) => s.type)).toEqual(['speech_start', 'pause', 'speech_end']);
+    expect(signals[2]).toMatchObject({ speechEndMs: 320, atMs: 832 });
+  });
+
+  it('places the end of speech at the last loud window of a frame', () => {
+    const signals = runLevels(new TurnDetector(base), [
+      ...frames(0.9, LOUD, 10),
+      [0.9, [0.1, 0.1, 1e-6, 1e-6]],
+      ...frames(0.05, QUIET, 20),
+    ]);
+    expect(signals.find((s) => s.type === 'speech_end')).toMatchObject({ speechEndMs: 10 * 32 + 16 });
+  });
+
+  it('keeps the turn while the audio stays above the floor (a noisy room), as Silero alone would', () => {
+    const noisy = [1e-4, 1e-4, 1e-4, 1e-4]; // 30 dB below LOUD: above the floor
+    const withLevels = runLevels(new TurnDetector(base), [
+      ...frames(0.9, LOUD, 10),
+      ...frames(0.6, noisy, 4),
+      ...frames(0.05, noisy, 20),
+    ]);
+    const withoutLevels = run(new TurnDetector(base), [...repeat(0.9, 10), ...repeat(0.6, 4), ...repeat(0.05, 20)]);
+    expect(withLevels).toEqual(withoutLevels);
+    expect(withLevels.find((s) => s.type === 'speech_end')).toMatchObject({ speechEndMs: 14 * 32 });
+  });
+
+  it('does not end a turn over a quiet stretch shorter than the silence duration', () => {
+    const signals = runLevels(new TurnDetector(base), [
+      ...frames(0.9, LOUD, 10),
+      ...frames(0.6, QUIET, 8),
+      ...frames(0.9, LOUD, 10),
+      ...frames(0.05, QUIET, 20),
+    ]);
+    expect(signals.filter((s) => s.type === 'speech_end')).toHaveLength(1);
+  });
+});

@@ -15,6 +15,12 @@
  *   recogniser utterance grows long.
  * - Onsets reach back over the frames just before, while they stay above a low floor: Silero is
  *   often unsure about a soft first sound ("th", "f") and only confident a word later.
+ * - Silence is also timed from where the audio itself fell quiet: Silero's probability decays for
+ *   about 90 ms (p50; 150–190 ms p95, measured) after the last sound, so its voiced frames alone
+ *   would end every turn that much later than the client's silence duration. Audio more than
+ *   TAIL_FLOOR_DB below the loudest 8 ms of the turn is silence even in a frame Silero still calls
+ *   voice. Where the noise floor is within that distance of the speech (a noisy room), nothing
+ *   changes: no window falls below it.
  */
 export interface TurnDetectorConfig {
   threshold: number;
@@ -37,6 +43,9 @@ export type TurnSignal =
 const ONSET_FLOOR = 0.1;
 /** How far an onset may reach back. */
 const ONSET_LOOKBACK_MS = 320;
+/** Below the turn's loudest window by this much, audio is the silence after speech. */
+const TAIL_FLOOR_DB = -40;
+const TAIL_FLOOR = 10 ** (TAIL_FLOOR_DB / 10);
 
 type State =
   | { kind: 'idle' }
@@ -49,6 +58,8 @@ export class TurnDetector {
   private readonly lowThreshold: number;
   /** Recent frames, newest last, for reaching back to an onset. */
   private recent: Array<{ startMs: number; probability: number }> = [];
+  /** Loudest window (mean square) of the voiced frames of the current turn. */
+  private peakLevel = 0;
 
   constructor(private readonly config: TurnDetectorConfig) {
     this.lowThreshold = Math.max(0.01, config.threshold - 0.15);
@@ -63,14 +74,19 @@ export class TurnDetector {
     return this.state.kind === 'speaking' && !this.state.paused;
   }
 
-  /** Feeds the probability of the frame starting at `startMs`; returns what it caused. */
-  frame(probability: number, startMs: number): TurnSignal[] {
+  /**
+   * Feeds the probability of the frame starting at `startMs`, and the loudness of its equal windows
+   * (mean squares; see silero-vad.ts) when known; returns what it caused.
+   */
+  frame(probability: number, startMs: number, levels: number[] = []): TurnSignal[] {
     const endMs = startMs + this.config.frameMs;
     const loud = probability >= this.config.threshold;
     const voiced = probability >= this.lowThreshold;
     const state = this.state;
     const before = this.recent;
     this.recent = [...before.slice(1 - ONSET_LOOKBACK_MS / this.config.frameMs), { startMs, probability }];
+    if (state.kind === 'idle') this.peakLevel = 0;
+    if (voiced) this.peakLevel = Math.max(this.peakLevel, ...levels);
 
     if (state.kind === 'idle') {
       if (loud) return this.candidate(this.reachBack(before, startMs), startMs, endMs);
@@ -101,8 +117,9 @@ export class TurnDetector {
         { type: 'resume', onsetMs: endMs },
       ];
     }
-    if (voiced) {
-      state.lastVoiceEndMs = endMs;
+    const voiceEndMs = voiced ? this.soundEnd(startMs, levels) : null;
+    if (voiceEndMs !== null) {
+      state.lastVoiceEndMs = voiceEndMs;
       return [];
     }
     return this.silence(state, endMs);
@@ -111,6 +128,16 @@ export class TurnDetector {
   /** Forgets the current turn (clear(), or a commit that ends it). */
   reset(): void {
     this.state = { kind: 'idle' };
+  }
+
+  /** End of the frame's last window above the turn's tail floor; null when all of it is below. */
+  private soundEnd(startMs: number, levels: number[]): number | null {
+    if (levels.length === 0) return startMs + this.config.frameMs;
+    const floor = this.peakLevel * TAIL_FLOOR;
+    for (let i = levels.length - 1; i >= 0; i--) {
+      if (levels[i] > floor) return startMs + ((i + 1) * this.config.frameMs) / levels.length;
+    }
+    return null;
   }
 
   /** The earliest start of an unbroken run of frames above the floor that ends at `onsetMs`. */
