@@ -11,6 +11,8 @@
  *    (p95): a backlog in decoding shows in both. The machine is shared, so a step that fails is run
  *    once more before the search stops. Latencies at N = 1 are the single-stream figures.
  * 3. Manual turns: final transcript after commit().
+ * Targets: first partial p50 < 500 ms; final p95 < 300 ms after the end of speech beyond the
+ * silence the client's turn detection waits for; at least 8 concurrent real-time streams.
  * Results: bench/results/engine.json, in the report shape `npm run bench` summarises (bench/run.ts).
  */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -149,6 +151,8 @@ async function concurrencyStep(engine: EmbeddedSpeechEngine, n: number, pool: fi
     missingFinals: missing,
     firstPartialMs: firstPartial,
     finalAfterSpeechEndMs: summarize(pick('finalAfterSpeechEndMs')),
+    /** The same less the silence the client's turn detection waits for: the engine's own delay. */
+    finalBeyondSilenceMs: summarize(pick('finalAfterSpeechEndMs').map((ms) => ms - turns.silenceDurationMs)),
     finalAfterEndpointMs: finalAfterEndpoint,
     partialRevisionRate: round(runs.reduce((sum, r) => sum + partialRevisionRate(r.log), 0) / n, 3),
     feederMaxLateMs: Math.round(maxLateMs),
@@ -227,8 +231,10 @@ async function main(): Promise<void> {
       finalAfterEndOfTurnMs: single.finalAfterEndpointMs,
       finalAfterCommitMs: commit,
       finalAfterSpeechEndMs: single.finalAfterSpeechEndMs,
+      finalBeyondSilenceMs: single.finalBeyondSilenceMs,
       withSilenceDuration200Ms: {
         finalAfterSpeechEndMs: quickTurns.finalAfterSpeechEndMs,
+        finalBeyondSilenceMs: quickTurns.finalBeyondSilenceMs,
         finalAfterEndOfTurnMs: quickTurns.finalAfterEndpointMs,
       },
     },
@@ -237,16 +243,18 @@ async function main(): Promise<void> {
     /** What the CPU cost alone allows: two cores over one stream's measured share at real-time pace. */
     cpuBoundStreamEstimate: cpuBoundStreams,
   };
-  // "Final after end of speech" is judged from the engine's end of turn (or commit): the silence
-  // that decides a turn has ended is the client's turn_detection setting, reported separately.
-  const targets = { firstPartialP50Ms: 500, finalAfterEndOfTurnP95Ms: 300, concurrentStreams: 8 };
+  // "Final after end of speech" is judged from the acoustic end of speech, less the silence the
+  // client's turn_detection asks to wait for (500 ms here, OpenAI's default): a turn cannot end
+  // sooner. Both the absolute figures and those with a 200 ms silence are reported beside it.
+  const targets = { firstPartialP50Ms: 500, finalBeyondSilenceP95Ms: 300, concurrentStreams: 8 };
   const met =
     single.firstPartialMs.p50 < targets.firstPartialP50Ms &&
-    single.finalAfterEndpointMs.p95 < targets.finalAfterEndOfTurnP95Ms &&
+    single.finalBeyondSilenceMs.p95 < targets.finalBeyondSilenceP95Ms &&
     maxStreams >= targets.concurrentStreams;
   const headline =
     `RTF ${results.throughput.rtfCpu}; first partial p50/p95 ${single.firstPartialMs.p50}/${single.firstPartialMs.p95} ms; ` +
-    `final p95 ${single.finalAfterEndpointMs.p95} ms after end of turn, ${commit.p95} ms after commit; ` +
+    `final after end of speech p50/p95 ${single.finalAfterSpeechEndMs.p50}/${single.finalAfterSpeechEndMs.p95} ms (silence 500 ms), ` +
+    `${quickTurns.finalAfterSpeechEndMs.p50}/${quickTurns.finalAfterSpeechEndMs.p95} ms (silence 200 ms), ${commit.p95} ms after commit; ` +
     `${maxStreams} real-time streams (load ${results.contention.loadAverage1mBefore})`;
   // The shape every case of `npm run bench` writes (see bench/run.ts), written atomically.
   const report = {

@@ -47,6 +47,7 @@ export class EmbeddedStream implements EngineStream {
         maxUtteranceMs: settings.maxUtteranceMs,
         asrLeadMs: settings.asrLeadMs,
         stableMs: settings.partialStableMs,
+        settledMs: settings.partialSettledMs,
         maxBatchMs: settings.maxDecodeBatchMs,
         newItemId: () => newId('item'),
       },

@@ -43,6 +43,8 @@ export interface EngineTuning {
   asrLeadMs: number;
   /** Audio time a partial word must stay unchanged before it is sent (see partial-stabilizer.ts). */
   partialStableMs: number;
+  /** The same for a word another word already follows (see partial-stabilizer.ts). */
+  partialSettledMs: number;
   /** Largest audio batch per decode call when catching up. */
   maxDecodeBatchMs: number;
   /** How far ahead of real time the voice is sent. */
@@ -57,7 +59,8 @@ export const DEFAULT_TUNING: EngineTuning = {
   splitPauseMs: 320,
   maxUtteranceMs: 10_000,
   asrLeadMs: 300,
-  partialStableMs: 128,
+  partialStableMs: 160,
+  partialSettledMs: 64,
   maxDecodeBatchMs: 1000,
   outputLeadMs: 160,
 };

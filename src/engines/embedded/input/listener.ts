@@ -28,6 +28,7 @@ export interface ListenerOptions {
   maxUtteranceMs: number;
   asrLeadMs: number;
   stableMs: number;
+  settledMs: number;
   maxBatchMs: number;
   newItemId: () => string;
 }
@@ -88,6 +89,7 @@ export class Listener {
       {
         sampleRate: SAMPLES_PER_MS * 1000,
         stableMs: options.stableMs,
+        settledMs: options.settledMs,
         maxBatchSamples: options.maxBatchMs * SAMPLES_PER_MS,
         minBatchSamples: MIN_BATCH_MS * SAMPLES_PER_MS,
       },

@@ -47,3 +47,20 @@ describe('PartialStabilizer', () => {
     expect(words(s.finish(hyp('what time is it right now')))).toBe('');
   });
 });
+
+describe('PartialStabilizer with a shorter time for words the decoder has moved past', () => {
+  it('sends a followed word after the settled time and holds the last word for the stable time', () => {
+    const s = new PartialStabilizer(160, 64);
+    expect(words(s.update(hyp('the'), 100))).toBe('');
+    expect(words(s.update(hyp('the quick'), 180))).toBe('the'); // followed, unchanged since 100
+    expect(words(s.update(hyp('the quick'), 300))).toBe(''); // last word: 120 ms < 160
+    expect(words(s.update(hyp('the quick'), 340))).toBe('quick');
+  });
+
+  it('restarts the clock of a followed word when the hypothesis before it changes', () => {
+    const s = new PartialStabilizer(160, 64);
+    s.update(hyp('that quick'), 100);
+    expect(words(s.update(hyp('the quick'), 150))).toBe('');
+    expect(words(s.update(hyp('the quick'), 214))).toBe('the');
+  });
+});

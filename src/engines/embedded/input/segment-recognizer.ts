@@ -17,6 +17,8 @@ import { SampleHistory } from './sample-history';
 export interface SegmentRecognizerOptions {
   sampleRate: number;
   stableMs: number;
+  /** Stable time of a word that another word already follows. */
+  settledMs: number;
   /** Largest batch per decode call; keeps partial results flowing when catching up. */
   maxBatchSamples: number;
   /** Smallest batch worth a decode call (fewer thread hops per second). */
@@ -49,7 +51,7 @@ export class SegmentRecognizer {
     private readonly onError: (error: unknown) => void,
   ) {
     this.samplesPerMs = options.sampleRate / 1000;
-    this.stabilizer = new PartialStabilizer(options.stableMs);
+    this.stabilizer = new PartialStabilizer(options.stableMs, options.settledMs);
   }
 
   get isActive(): boolean {
@@ -67,7 +69,7 @@ export class SegmentRecognizer {
     this.active = true;
     this.startPos = fromPos;
     this.fedPos = fromPos;
-    this.stabilizer = new PartialStabilizer(this.options.stableMs);
+    this.stabilizer = new PartialStabilizer(this.options.stableMs, this.options.settledMs);
     this.decoder.startUtt().catch((error: unknown) => this.onError(error));
     this.pump();
   }
