@@ -117,7 +117,7 @@ function recordingFor(index: number, pool: fixtures.Utterance[], durationMs: num
 
 async function concurrencyStep(engine: EmbeddedSpeechEngine, n: number, pool: fixtures.Utterance[], turns = TURNS) {
   // A lone stream gets more speech, so its percentiles rest on more utterances.
-  const durationMs = n === 1 ? STEP_AUDIO_MS * 2 : STEP_AUDIO_MS;
+  const durationMs = n === 1 ? STEP_AUDIO_MS * 4 : STEP_AUDIO_MS;
   const runs = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const log = new EventLog();

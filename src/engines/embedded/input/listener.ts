@@ -106,6 +106,9 @@ export class Listener {
   pushAudio(samples: Int16Array): void {
     this.history.append(samples);
     this.scorer.push(samples);
+    // Inside an utterance the decoder need not wait for the VAD's frames (the part of a frame left
+    // over until the next push): at worst it hears a little of the pause that ends the utterance.
+    if (this.detector.inUtterance) this.recognizer.pump(this.history.end);
     this.trimHistory();
   }
 
