@@ -15,9 +15,7 @@
  * silence the client's turn detection waits for; at least 8 concurrent real-time streams.
  * Results: bench/results/engine.json, in the report shape `npm run bench` summarises (bench/run.ts).
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { cpus, getPriority, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { cpus, getPriority, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -29,6 +27,7 @@ import { speechSpan, summarize } from '../src/engines/embedded/testing/speech-ti
 import { EventLog, feedAudio, feedTogether } from '../src/engines/embedded/testing/stream-driver';
 import { corpusWer } from '../src/engines/embedded/testing/wer';
 import type { EngineStreamConfig, TurnDetectionConfig } from '../src/engines/engine.types';
+import { round, writeReport } from './support/report';
 
 const quick = process.argv.includes('--quick');
 const STEP_AUDIO_MS = quick ? 8000 : 20_000;
@@ -256,29 +255,10 @@ async function main(): Promise<void> {
     `final after end of speech p50/p95 ${single.finalAfterSpeechEndMs.p50}/${single.finalAfterSpeechEndMs.p95} ms (silence 500 ms), ` +
     `${quickTurns.finalAfterSpeechEndMs.p50}/${quickTurns.finalAfterSpeechEndMs.p95} ms (silence 200 ms), ${commit.p95} ms after commit; ` +
     `${maxStreams} real-time streams (load ${results.contention.loadAverage1mBefore})`;
-  // The shape every case of `npm run bench` writes (see bench/run.ts), written atomically.
-  const report = {
-    name: 'engine',
-    date: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memory: round(totalmem() / 2 ** 30, 1),
-      node: process.version,
-      loadAverage: loadAfter.map((v) => round(v, 2)),
-    },
-    headline,
-    results,
-    targets,
-    met,
-  };
-  const out = join(repoRoot(), 'bench', 'results', 'engine.json');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(`${out}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
-  renameSync(`${out}.tmp`, out);
+  const out = writeReport({ name: 'engine', headline, results, targets, met });
   process.stdout.write(
     [
-      `engine bench (${report.machine.cpus} cores, ${quick ? 'quick' : 'full'}) → ${out}`,
+      `engine bench (${cpus().length} cores, ${quick ? 'quick' : 'full'}) → ${out}`,
       `  RTF ${results.throughput.rtfCpu} CPU-seconds per audio second; WER ${rates.map((r) => `${r.corpus} ${r.wer}`).join(', ')}`,
       `  1 stream (p50/p95): first partial ${single.firstPartialMs.p50}/${single.firstPartialMs.p95} ms; final after end of turn ${single.finalAfterEndpointMs.p50}/${single.finalAfterEndpointMs.p95} ms, after commit ${commit.p50}/${commit.p95} ms, after end of speech ${single.finalAfterSpeechEndMs.p50}/${single.finalAfterSpeechEndMs.p95} ms (silence 500 ms) or ${quickTurns.finalAfterSpeechEndMs.p50}/${quickTurns.finalAfterSpeechEndMs.p95} ms (silence 200 ms)`,
       `  concurrent real-time streams: ${maxStreams} measured (load average ${results.contention.loadAverage1mBefore} → ${results.contention.loadAverage1mAfter}, nice ${results.contention.niceValue}); ${cpuBoundStreams} by CPU cost alone; about ${perStreamMb} MB per stream`,
@@ -286,17 +266,6 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-}
-
-function round(value: number, digits: number): number {
-  return Number(value.toFixed(digits));
-}
-
-/** The bench runs from src (ts-node) or dist/bench; results go to the repository's bench/results. */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
 }
 
 main().catch((error: unknown) => {

@@ -16,10 +16,8 @@
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { loadavg } from 'node:os';
 import fastify from 'fastify';
 import { Client, Pool } from 'pg';
 import { createApp } from '../src/app.setup';
@@ -27,6 +25,7 @@ import { createRootLogger } from '../src/common/logging/logger';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { ProjectsService } from '../src/modules/projects/projects.service';
+import { writeReport } from './support/report';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -235,31 +234,30 @@ async function main(): Promise<void> {
       service: summarize('service'),
       serviceOneKey: summarize('service-one-key'),
     };
-    const results = {
-      date: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model,
-        memoryGb: Math.round(totalmem() / 2 ** 29) / 2,
-        node: process.version,
-        loadAverage1m: { before: loadBefore[0], after: Math.round(loadavg()[0] * 100) / 100 },
+    const met = { ratio: summary.service.medianRoundRatio >= 0.5, p99: summary.service.latencyMs.p99 < 50 };
+    const out = writeReport({
+      name: 'rest',
+      headline:
+        `${summary.service.requestsPerSecond} secrets/s = ${summary.service.medianRoundRatio} of bare Fastify + INSERT ` +
+        `(${summary.baseline.requestsPerSecond}/s); p99 ${summary.service.latencyMs.p99} ms at ${connections} connections`,
+      results: {
+        // Everything shares this machine's cores: a busy machine shows in the results.
+        loadAverage1mBefore: loadBefore[0],
+        settings: {
+          connections,
+          durationSeconds: duration,
+          rounds,
+          poolSize: POOL_SIZE,
+          body: JSON.parse(BODY) as unknown,
+          database: 'PostgreSQL, local',
+        },
+        summary,
+        met,
+        runs,
       },
-      settings: {
-        connections,
-        durationSeconds: duration,
-        rounds,
-        poolSize: POOL_SIZE,
-        body: JSON.parse(BODY),
-        database: 'PostgreSQL, local',
-      },
-      summary,
       targets: { ratioAtLeast: 0.5, serviceP99BelowMs: 50 },
-      met: { ratio: summary.service.medianRoundRatio >= 0.5, p99: summary.service.latencyMs.p99 < 50 },
-      runs,
-    };
-    const out = join(repoRoot(), 'bench', 'results', 'rest.json');
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+      met: met.ratio && met.p99,
+    });
     const line = (label: string, s: ReturnType<typeof summarize>) =>
       `  ${label}: ${s.requestsPerSecond} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, ratio ${s.ratioToBaseline} (median per round ${s.medianRoundRatio})\n`;
     process.stdout.write(
@@ -276,13 +274,6 @@ function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2);
   const value = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   return Math.round(value * 1000) / 1000;
-}
-
-/** The bench runs from dist/bench; results go to the repository's bench/results. */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
 }
 
 const serving = process.argv.indexOf('--serve');
