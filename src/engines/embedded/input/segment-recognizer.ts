@@ -76,8 +76,9 @@ export class SegmentRecognizer {
 
   /**
    * Sends audio up to `gate` unless a decode is already running (it pumps again when done). The
-   * gate keeps decoding behind the VAD, so a segment never swallows audio past the pause that
-   * ends it, however fast audio arrives.
+   * listener sets the gate: the VAD's position, so that a segment never swallows much audio past
+   * the pause that ends it however fast audio arrives, or all audio received while it is inside
+   * an utterance.
    */
   pump(gate = this.gate): void {
     this.gate = Math.max(this.gate, gate);

@@ -37,6 +37,7 @@ interface SileroRunner {
 
 /** Sub-windows per frame whose loudness is reported with it (8 ms each). */
 export const LEVEL_WINDOWS = 4;
+const WINDOW_SAMPLES = VAD_FRAME_SAMPLES / LEVEL_WINDOWS;
 
 /**
  * `levels`: mean square (full scale = 1) of the frame's audio in LEVEL_WINDOWS equal windows, in
@@ -123,9 +124,12 @@ export class VadScorer {
     let offset = 0;
     for (; offset + VAD_FRAME_SAMPLES <= joined.length; offset += VAD_FRAME_SAMPLES) {
       const frame = joined.slice(offset, offset + VAD_FRAME_SAMPLES);
-      for (let i = 0; i < frame.length; i++) frame[i] = frame[i] / 32768;
-      const levels = windowLevels(frame);
-      for (let i = 0; i < frame.length; i++) frame[i] += this.noiseFloor();
+      const levels = new Array<number>(LEVEL_WINDOWS).fill(0);
+      for (let i = 0; i < frame.length; i++) {
+        const sample = frame[i] / 32768;
+        levels[Math.floor(i / WINDOW_SAMPLES)] += (sample * sample) / WINDOW_SAMPLES;
+        frame[i] = sample + this.noiseFloor();
+      }
       this.frames.push({ samples: frame, levels });
     }
     this.pending = joined.slice(offset);
@@ -179,15 +183,4 @@ export class VadScorer {
       this.listener.error(error);
     }
   }
-}
-
-function windowLevels(frame: Float32Array): number[] {
-  const size = frame.length / LEVEL_WINDOWS;
-  const levels: number[] = [];
-  for (let w = 0; w < LEVEL_WINDOWS; w++) {
-    let sum = 0;
-    for (let i = w * size; i < (w + 1) * size; i++) sum += frame[i] * frame[i];
-    levels.push(sum / size);
-  }
-  return levels;
 }
