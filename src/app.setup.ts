@@ -4,13 +4,14 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
+import { renderError } from './common/errors/error-renderer';
 import { RequestValidationError } from './common/errors/validation-error';
 import { newId } from './common/ids';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './database/database.module';
-import type { RateLimitState } from './modules/auth/principal';
+import type { PresentedApiKey, RateLimitState } from './modules/auth/principal';
 import { RawFramesWsAdapter } from './modules/live-gateway/sockets/raw-frames-ws-adapter';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
@@ -46,7 +47,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   // Sockets read their frames themselves (binary-safe); Nest would parse, and pipe through rxjs, every audio frame.
   app.useWebSocketAdapter(new RawFramesWsAdapter(app));
   app.enableShutdownHooks();
-  installHttpHooks(app);
+  installHttpHooks(app, root);
   await app.init();
 
   const document = buildOpenApiDocument(app);
@@ -55,12 +56,20 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   return app;
 }
 
-function installHttpHooks(app: NestFastifyApplication): void {
+function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(MetricsService);
 
   fastify.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', request.id);
+    const presented = (request as unknown as { presentedKey?: PresentedApiKey }).presentedKey;
+    if (presented && !presented.settled && reply.statusCode < 400) {
+      // A route that checks its key itself answered without doing so: a bug, never an open door.
+      root.error({ requestId: request.id, route: request.routeOptions.url }, 'answer refused: API key never checked');
+      const refused = renderError(new Error('API key never checked'), request.id);
+      void reply.code(refused.status);
+      return JSON.stringify(refused.body);
+    }
     const rate = (request as unknown as { rateLimit?: RateLimitState }).rateLimit;
     if (rate) {
       void reply.header('x-ratelimit-limit-requests', String(rate.limit));

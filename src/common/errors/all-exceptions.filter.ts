@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PresentedApiKey } from '../../modules/auth/principal';
 import { renderError } from './error-renderer';
 
 /** The one place errors become HTTP answers (registered as APP_FILTER). */
@@ -10,8 +11,22 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') return;
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
+    const request = http.getRequest<FastifyRequest & { presentedKey?: PresentedApiKey }>();
     const reply = http.getResponse<FastifyReply>();
+    // On a route that checks its key in its own statement, a request that failed before that
+    // statement (a 422, say) answers for the key first, as every other route does: a bad key with
+    // its refusal, a good one with its rate-limit headers and then this error.
+    if (request.presentedKey) {
+      request.presentedKey.check().then(
+        () => this.answer(exception, request, reply),
+        (refusal: unknown) => this.answer(refusal, request, reply),
+      );
+      return;
+    }
+    this.answer(exception, request, reply);
+  }
+
+  private answer(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const rendered = renderError(exception, request.id);
     if (rendered.unexpected) {
       this.logger.error({ err: exception, requestId: request.id }, 'unhandled error');

@@ -1,20 +1,7 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
 
-/**
- * Session admission in one round trip: continuum_admit_session() locks the project's row, checks the
- * credit, counts the pending (unexpired) and active sessions and inserts the new session (and its
- * client secret) below the limit. It runs as one statement, so the project's row lock is held only
- * while the database works, never across a network round trip to the service; and each statement in
- * the function takes a fresh snapshot (READ COMMITTED), so the count sees every admission committed
- * before the lock was granted. The index makes that count a range scan of the open sessions.
- */
-export class SessionAdmission1795241750846 implements MigrationInterface {
-    name = 'SessionAdmission1795241750846'
-
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`DROP INDEX "public"."IDX_sessions_project_status"`);
-        await queryRunner.query(`CREATE INDEX "IDX_sessions_project_status_expires" ON "sessions"  ("project_id", "status", "expires_at") `);
-        await queryRunner.query(`
+/** The function as this migration creates it; a later migration's down() restores it. */
+export const ADMIT_SESSION_V1 = `
 CREATE FUNCTION continuum_admit_session(
   p_session_id varchar, p_project_id varchar, p_api_key_id varchar, p_type varchar, p_model varchar,
   p_status varchar, p_pool varchar, p_region varchar, p_instance_id varchar, p_ttl_seconds int,
@@ -69,7 +56,23 @@ BEGIN
   END IF;
   o_outcome := 'admitted'; RETURN NEXT;
 END
-$fn$`);
+$fn$`;
+
+/**
+ * Session admission in one round trip: continuum_admit_session() locks the project's row, checks the
+ * credit, counts the pending (unexpired) and active sessions and inserts the new session (and its
+ * client secret) below the limit. It runs as one statement, so the project's row lock is held only
+ * while the database works, never across a network round trip to the service; and each statement in
+ * the function takes a fresh snapshot (READ COMMITTED), so the count sees every admission committed
+ * before the lock was granted. The index makes that count a range scan of the open sessions.
+ */
+export class SessionAdmission1795241750846 implements MigrationInterface {
+    name = 'SessionAdmission1795241750846'
+
+    public async up(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`DROP INDEX "public"."IDX_sessions_project_status"`);
+        await queryRunner.query(`CREATE INDEX "IDX_sessions_project_status_expires" ON "sessions"  ("project_id", "status", "expires_at") `);
+        await queryRunner.query(ADMIT_SESSION_V1);
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {

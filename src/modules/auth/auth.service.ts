@@ -3,9 +3,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../common/errors/app-error';
 import { sha256Hex } from '../../common/ids';
-import { ApiKeysRepository } from '../projects/api-keys.repository';
-import { Credential, extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
-import { ApiKeyPrincipal, RateLimitState } from './principal';
+import { ApiKeysRepository, KeyCheck } from '../projects/api-keys.repository';
+import { extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
+import type { ApiKeyPrincipal, PresentedApiKey, RateLimitState, RequestRate } from './principal';
 
 export interface AuthRequest {
   headers: IncomingHttpHeaders;
@@ -20,58 +20,88 @@ export interface AuthRequest {
  */
 @Injectable()
 export class AuthService {
-  private readonly capacity: number;
-  private readonly refillPerSecond: number;
+  private readonly rate: RequestRate;
 
   constructor(
     private readonly keys: ApiKeysRepository,
     config: AppConfig,
   ) {
-    this.capacity = config.rateLimitPerMinute;
-    this.refillPerSecond = config.rateLimitPerMinute / 60;
+    this.rate = { capacity: config.rateLimitPerMinute, refillPerSecond: config.rateLimitPerMinute / 60 };
   }
 
   /** Resolves the request's API key or throws the AppError that explains why not. */
-  async authenticateApiKey(request: AuthRequest, credential?: Credential): Promise<ApiKeyPrincipal> {
+  async authenticateApiKey(request: AuthRequest): Promise<ApiKeyPrincipal> {
+    return this.settle(await this.takeRequestToken(sha256Hex(this.readApiKey(request))), request);
+  }
+
+  /**
+   * For a route that checks the key in its own statement: everything about the key that needs no
+   * database. The returned key applies that statement's verdict to this request.
+   */
+  presentApiKey(request: AuthRequest & { principal?: ApiKeyPrincipal }): PresentedApiKey {
+    const hash = sha256Hex(this.readApiKey(request));
+    let settled = false;
+    const settle = (check: KeyCheck | null) => {
+      settled = true;
+      return (request.principal = this.settle(check, request));
+    };
+    return {
+      hash,
+      rate: this.rate,
+      settle,
+      get settled() {
+        return settled;
+      },
+      check: async () => {
+        if (!settled) settle(await this.takeRequestToken(hash));
+      },
+    };
+  }
+
+  async verifyApiKey(value: string, request: AuthRequest): Promise<ApiKeyPrincipal> {
+    if (!isApiKey(value)) throw invalidKey();
+    return this.settle(await this.takeRequestToken(sha256Hex(value)), request);
+  }
+
+  private readApiKey(request: AuthRequest): string {
     if (queryCarriesApiKey(request.url)) {
       throw new AppError('api_key_in_query', 'API keys are never accepted in a query string; send them in a header');
     }
-    const found = credential ?? this.requireHeaderCredential(request.headers);
-    if (isClientSecret(found.value)) {
-      throw new AppError('permission_denied', 'A client secret opens a session socket; REST calls need an API key');
-    }
-    return this.verifyApiKey(found.value, request);
-  }
-
-  requireHeaderCredential(headers: IncomingHttpHeaders): Credential {
-    const result = extractHeaderCredential(headers);
+    const result = extractHeaderCredential(request.headers);
     if (result.kind === 'none') {
       throw new AppError('missing_api_key', 'Send an API key as "Authorization: Bearer <key>" or "X-API-Key: <key>"');
     }
     if (result.kind === 'malformed') throw new AppError('invalid_api_key', result.reason);
-    return result.credential;
+    const { value } = result.credential;
+    if (isClientSecret(value)) {
+      throw new AppError('permission_denied', 'A client secret opens a session socket; REST calls need an API key');
+    }
+    if (!isApiKey(value)) throw invalidKey();
+    return value;
   }
 
-  async verifyApiKey(value: string, request: AuthRequest): Promise<ApiKeyPrincipal> {
-    if (!isApiKey(value)) throw new AppError('invalid_api_key', 'The API key is not valid');
-    const check = await this.keys.checkAndConsume(sha256Hex(value), this.capacity, this.refillPerSecond);
-    if (!check) throw new AppError('invalid_api_key', 'The API key is not valid');
+  private takeRequestToken(keyHash: string): Promise<KeyCheck | null> {
+    return this.keys.checkAndConsume(keyHash, this.rate.capacity, this.rate.refillPerSecond);
+  }
+
+  /** What the database found for a key, as the request's principal and rate-limit headers, or the refusal. */
+  private settle(check: KeyCheck | null, request: AuthRequest): ApiKeyPrincipal {
+    if (!check) throw invalidKey();
     if (check.revoked) throw new AppError('key_revoked', 'The API key has been revoked');
+    const { capacity, refillPerSecond } = this.rate;
     request.rateLimit = {
-      limit: this.capacity,
+      limit: capacity,
       remaining: Math.max(0, Math.floor(check.tokens)),
-      resetMs: Math.ceil(((this.capacity - check.tokens) / this.refillPerSecond) * 1000),
+      resetMs: Math.ceil(((capacity - check.tokens) / refillPerSecond) * 1000),
     };
     if (!check.allowed) {
-      const retryAfterMs = Math.ceil(((1 - check.tokens) / this.refillPerSecond) * 1000);
-      throw new AppError(
-        'rate_limit_exceeded',
-        `Request rate limit of ${this.capacity} per minute reached for this key`,
-        {
-          retryAfterMs,
-        },
-      );
+      const retryAfterMs = Math.ceil(((1 - check.tokens) / refillPerSecond) * 1000);
+      throw new AppError('rate_limit_exceeded', `Request rate limit of ${capacity} per minute reached for this key`, {
+        retryAfterMs,
+      });
     }
     return { kind: 'api_key', projectId: check.projectId, apiKeyId: check.id };
   }
 }
+
+const invalidKey = () => new AppError('invalid_api_key', 'The API key is not valid');

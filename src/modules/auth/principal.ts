@@ -1,8 +1,33 @@
+import type { KeyCheck } from '../projects/api-keys.repository';
+
 /** Who is calling: resolved once per request by the guard, read by handlers through @CurrentPrincipal(). */
 export interface ApiKeyPrincipal {
   kind: 'api_key';
   projectId: string;
   apiKeyId: string;
+}
+
+/** Each key's request bucket: `capacity` tokens, refilled continuously. */
+export interface RequestRate {
+  capacity: number;
+  refillPerSecond: number;
+}
+
+/**
+ * An API key the guard read from the headers but did not look up, handed to a route that checks it
+ * in its own database statement (@ChecksApiKeyItself()).
+ */
+export interface PresentedApiKey {
+  /** SHA-256 of the key: what the database compares. */
+  readonly hash: string;
+  /** The bucket the statement takes the request's token from. */
+  readonly rate: RequestRate;
+  /** Applies the statement's finding (null: no such key): sets the rate-limit headers, returns the principal or throws the refusal. */
+  settle(check: KeyCheck | null): ApiKeyPrincipal;
+  /** Whether a statement (or check()) has looked the key up. */
+  readonly settled: boolean;
+  /** Checks the key on its own, for a request that failed before a statement settled it; else does nothing. */
+  check(): Promise<void>;
 }
 
 export interface RateLimitState {

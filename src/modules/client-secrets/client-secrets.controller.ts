@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import { ChecksApiKeyItself, PresentedKey } from '../auth/checks-api-key-itself.decorator';
+import type { PresentedApiKey } from '../auth/principal';
 import { ClientSecretsService } from './client-secrets.service';
 import { ClientSecretRequestDto } from './dto/client-secret-request.dto';
 import { ClientSecretResponseDto } from './dto/client-secret-response.dto';
@@ -18,25 +18,27 @@ export class ClientSecretsController {
 
   @Post('live/client_secrets')
   @HttpCode(200)
+  @ChecksApiKeyItself()
   @ApiOperation({ summary: 'Create a session and return its client secret' })
   @ApiOkResponse({ type: ClientSecretResponseDto })
   createLiveClientSecret(
-    @CurrentPrincipal() principal: ApiKeyPrincipal,
+    @PresentedKey() key: PresentedApiKey,
     @Body() body: ClientSecretRequestDto,
     @CurrentRequestOrigin() origin: RequestOrigin,
   ): Promise<ClientSecretResponseDto> {
-    return this.secrets.create(principal, body, origin, 'live');
+    return this.secrets.create(key, body, origin, 'live');
   }
 
   @Post('realtime/client_secrets')
   @HttpCode(200)
+  @ChecksApiKeyItself()
   @ApiOperation({ summary: 'Create a transcription session (OpenAI Realtime-compatible) and return its client secret' })
   @ApiOkResponse({ type: ClientSecretResponseDto })
   createRealtimeClientSecret(
-    @CurrentPrincipal() principal: ApiKeyPrincipal,
+    @PresentedKey() key: PresentedApiKey,
     @Body() body: ClientSecretRequestDto,
     @CurrentRequestOrigin() origin: RequestOrigin,
   ): Promise<ClientSecretResponseDto> {
-    return this.secrets.create(principal, body, origin, 'realtime');
+    return this.secrets.create(key, body, origin, 'realtime');
   }
 }

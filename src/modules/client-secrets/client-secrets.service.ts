@@ -5,7 +5,7 @@ import { newClientSecret, newId, sha256Hex } from '../../common/ids';
 import { toUnixSeconds } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
 import { isClientSecret } from '../auth/credentials';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import type { PresentedApiKey } from '../auth/principal';
 import { ModelCatalog } from '../models/model-catalog';
 import { CLIENT_SECRET_TTL } from '../projects/project-limits';
 import { toSessionAudioResponse } from '../sessions/dto/session-audio.dto';
@@ -47,9 +47,12 @@ export class ClientSecretsService {
     };
   }
 
-  /** Issues a secret and its pending session. The secret's plaintext exists only in the answer. */
+  /**
+   * Issues a secret and its pending session, checking the caller's key in the same statement. The
+   * secret's plaintext exists only in the answer.
+   */
   async create(
-    principal: ApiKeyPrincipal,
+    key: PresentedApiKey,
     request: ClientSecretRequestDto,
     origin: RequestOrigin,
     endpoint: ClientSecretEndpoint,
@@ -64,8 +67,6 @@ export class ClientSecretsService {
     const value = newClientSecret();
     const session = {
       id: newId('sess'),
-      projectId: principal.projectId,
-      apiKeyId: principal.apiKeyId,
       type: resolved.type,
       model: resolved.model,
       pool: this.config.pool,
@@ -74,7 +75,7 @@ export class ClientSecretsService {
       audio: resolved.audio,
     };
     const ttlSeconds = request.expires_after?.seconds ?? CLIENT_SECRET_TTL.defaultSeconds;
-    const admitted = await this.admission.admit(session, {
+    const admitted = await this.admission.admit(key, session, {
       status: 'pending',
       secret: { id: newId('cs'), hash: sha256Hex(value), ttlSeconds },
     });

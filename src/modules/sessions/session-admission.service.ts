@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
-import { Admission, NewSession, SessionAdmissionRepository } from './session-admission.repository';
+import type { ApiKeyPrincipal, PresentedApiKey } from '../auth/principal';
+import { Admission, AdmissionCaller, NewSession, SessionAdmissionRepository } from './session-admission.repository';
 
 export interface AdmittedSession {
   createdAt: Date;
@@ -18,6 +19,7 @@ const DEFAULT_RETRY_AFTER_MS = 1000;
  * The one gate every new session passes, issued with a secret or opened on a socket with an API key:
  * credit above zero and fewer pending-plus-active sessions than the limit. Checked and inserted
  * atomically under the project's row lock, so the limit holds across instances on one PostgreSQL.
+ * A presented (not yet checked) key is checked in the same statement.
  */
 @Injectable()
 export class SessionAdmissionService {
@@ -26,15 +28,26 @@ export class SessionAdmissionService {
     private readonly config: AppConfig,
   ) {}
 
-  async admit(session: NewSession, admission: Admission): Promise<AdmittedSession> {
+  async admit(
+    caller: ApiKeyPrincipal | PresentedApiKey,
+    session: NewSession,
+    admission: Admission,
+  ): Promise<AdmittedSession> {
     const limit = this.config.concurrentSessionsLimit;
-    const result = await this.admissions.admit(session, admission, {
+    const presented = 'hash' in caller ? caller : null;
+    const result = await this.admissions.admit(toAdmissionCaller(caller), session, admission, {
       concurrentSessions: limit,
       maxSessionSeconds: this.config.maxSessionSeconds,
     });
+    // Throws for an unknown, revoked or rate-limited key before anything else is said.
+    presented?.settle(result.key);
     switch (result.outcome) {
       case 'admitted':
-        return { createdAt: result.createdAt, startedAt: result.startedAt, expiresAt: result.expiresAt };
+        return {
+          createdAt: result.createdAt,
+          startedAt: result.startedAt,
+          expiresAt: result.expiresAt,
+        };
       case 'no_credit':
         throw new AppError('insufficient_credit', 'The project has no credit left; add credit to start sessions');
       case 'limit':
@@ -44,7 +57,15 @@ export class SessionAdmissionService {
           { retryAfterMs: result.nextFreeInMs ?? DEFAULT_RETRY_AFTER_MS },
         );
       case 'no_project':
-        throw new AppError('not_found', `No project ${session.projectId}`);
+        throw new AppError('not_found', 'The project does not exist');
+      case 'key_refused':
+        throw new Error('a refused key was settled without a refusal');
     }
   }
+}
+
+function toAdmissionCaller(caller: ApiKeyPrincipal | PresentedApiKey): AdmissionCaller {
+  return 'hash' in caller
+    ? { kind: 'unchecked', keyHash: caller.hash, rate: caller.rate }
+    : { kind: 'checked', projectId: caller.projectId, apiKeyId: caller.apiKeyId };
 }

@@ -89,8 +89,6 @@ export class SessionsService {
     const resolved = resolveSessionConfig(requested, this.models);
     const session = {
       id: options.sessionId ?? newId('sess'),
-      projectId: principal.projectId,
-      apiKeyId: principal.apiKeyId,
       type: resolved.type,
       model: resolved.model,
       pool: this.config.pool,
@@ -98,8 +96,17 @@ export class SessionsService {
       metadata: options.metadata ?? {},
       audio: resolved.audio,
     };
-    const admitted = await this.admission.admit(session, { status: 'active', instanceId: options.instanceId ?? null });
-    return { ...session, startedAt: admitted.startedAt ?? admitted.createdAt, secretExpiresAt: null };
+    const admitted = await this.admission.admit(principal, session, {
+      status: 'active',
+      instanceId: options.instanceId ?? null,
+    });
+    return {
+      ...session,
+      projectId: principal.projectId,
+      apiKeyId: principal.apiKeyId,
+      startedAt: admitted.startedAt ?? admitted.createdAt,
+      secretExpiresAt: null,
+    };
   }
 
   /** Records the end of an active session; false when it was not active (already closed, or unknown). */
