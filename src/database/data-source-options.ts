@@ -20,3 +20,8 @@ export function dataSourceOptions(url: string, poolSize: number): DataSourceOpti
     extra: { max: poolSize, connectionTimeoutMillis: 10_000 },
   };
 }
+
+/** The connection pool size a data source was built with by dataSourceOptions(). */
+export function poolSizeOf(options: DataSourceOptions): number {
+  return (options.extra as { max: number }).max;
+}

@@ -1,12 +1,12 @@
 import { Initial1795239154665 } from './1795239154665-Initial';
 import { SessionAdmission1795241750846 } from './1795241750846-SessionAdmission';
 import { RequestTokens1795249085621 } from './1795249085621-RequestTokens';
-import { KeyCheckedAdmission1795254328521 } from './1795254328521-KeyCheckedAdmission';
+import { AdmissionBatches1795254328521 } from './1795254328521-AdmissionBatches';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
   Initial1795239154665,
   SessionAdmission1795241750846,
   RequestTokens1795249085621,
-  KeyCheckedAdmission1795254328521,
+  AdmissionBatches1795254328521,
 ];

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { poolSizeOf } from '../../database/data-source-options';
+import { StatementBatcher } from '../../database/statement-batcher';
 import type { RequestRate } from '../auth/principal';
 import type { KeyCheck } from '../projects/api-keys.repository';
 import type { SessionAudioConfig, SessionType } from './entities/session.entity';
@@ -38,7 +40,31 @@ export type AdmissionOutcome =
 /** For an unchecked key, `key` is what the database found (null: no such key). */
 export type AdmissionResult = AdmissionOutcome & { key: KeyCheck | null };
 
+/** One element of continuum_admit_sessions()'s argument (the type continuum_admission). */
+interface AdmissionInput {
+  key_hash: string | null;
+  rate_capacity: number | null;
+  rate_refill_per_second: number | null;
+  session_id: string;
+  project_id: string | null;
+  api_key_id: string | null;
+  type: string;
+  model: string;
+  status: string;
+  pool: string;
+  region: string;
+  instance_id: string | null;
+  ttl_seconds: number | null;
+  metadata: Record<string, string>;
+  audio: SessionAudioConfig;
+  max_session_seconds: number;
+  session_limit: number;
+  secret_id: string | null;
+  secret_hash: string | null;
+}
+
 interface AdmissionRow {
+  o_index: number;
   o_outcome: 'admitted' | 'no_key' | 'key_refused' | 'no_project' | 'no_credit' | 'limit';
   o_open_sessions: number | null;
   o_next_free_ms: number | null;
@@ -52,15 +78,25 @@ interface AdmissionRow {
   o_key_tokens: number | null;
 }
 
+/** Enough to carry a burst to the database in a few statements, few enough to hold its locks briefly. */
+const MAX_BATCH = 20;
+
 @Injectable()
 export class SessionAdmissionRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly batcher: StatementBatcher<AdmissionInput, AdmissionRow>;
+
+  constructor(private readonly dataSource: DataSource) {
+    // Half the pool: admissions that find those busy wait and go together, and the rest of the pool
+    // stays free for everything else.
+    const statements = Math.max(1, Math.floor(poolSizeOf(dataSource.options) / 2));
+    this.batcher = new StatementBatcher((inputs) => this.admitBatch(inputs), statements, MAX_BATCH);
+  }
 
   /**
-   * One statement: continuum_admit_session() (migrations SessionAdmission, KeyCheckedAdmission) checks
-   * an unchecked key, locks the project's row, checks credit and the concurrency limit and inserts the
-   * session (and its secret) under that lock. One round trip, so admissions of one project queue only
-   * for the database's own work, on every instance sharing the database.
+   * continuum_admit_sessions() (migrations SessionAdmission, AdmissionBatches) checks an unchecked key,
+   * locks the project's row, checks credit and the concurrency limit and inserts the session (and its
+   * secret) under that lock, for every admission of a batch in one statement. Admissions of one
+   * project queue only for the database's own work, on every instance sharing the database.
    */
   async admit(
     caller: AdmissionCaller,
@@ -71,32 +107,27 @@ export class SessionAdmissionRepository {
     const pending = admission.status === 'pending';
     const unchecked = caller.kind === 'unchecked' ? caller : null;
     const checked = caller.kind === 'checked' ? caller : null;
-    const rows: AdmissionRow[] = await this.dataSource.query(
-      `SELECT * FROM continuum_admit_session(
-         $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-      [
-        unchecked?.keyHash ?? null,
-        unchecked?.rate.capacity ?? null,
-        unchecked?.rate.refillPerSecond ?? null,
-        session.id,
-        checked?.projectId ?? null,
-        checked?.apiKeyId ?? null,
-        session.type,
-        session.model,
-        admission.status,
-        session.pool,
-        session.region,
-        pending ? null : admission.instanceId,
-        pending ? admission.secret.ttlSeconds : null,
-        JSON.stringify(session.metadata),
-        JSON.stringify(session.audio),
-        limits.maxSessionSeconds,
-        limits.concurrentSessions,
-        pending ? admission.secret.id : null,
-        pending ? admission.secret.hash : null,
-      ],
-    );
-    const row = rows[0];
+    const row = await this.batcher.submit({
+      key_hash: unchecked?.keyHash ?? null,
+      rate_capacity: unchecked?.rate.capacity ?? null,
+      rate_refill_per_second: unchecked?.rate.refillPerSecond ?? null,
+      session_id: session.id,
+      project_id: checked?.projectId ?? null,
+      api_key_id: checked?.apiKeyId ?? null,
+      type: session.type,
+      model: session.model,
+      status: admission.status,
+      pool: session.pool,
+      region: session.region,
+      instance_id: pending ? null : admission.instanceId,
+      ttl_seconds: pending ? admission.secret.ttlSeconds : null,
+      metadata: session.metadata,
+      audio: session.audio,
+      max_session_seconds: limits.maxSessionSeconds,
+      session_limit: limits.concurrentSessions,
+      secret_id: pending ? admission.secret.id : null,
+      secret_hash: pending ? admission.secret.hash : null,
+    });
     const key: KeyCheck | null =
       unchecked && row.o_outcome !== 'no_key'
         ? {
@@ -123,5 +154,15 @@ export class SessionAdmissionRepository {
       default:
         return { outcome: row.o_outcome, key };
     }
+  }
+
+  /** The function answers in lock order; callers get their rows back in their own order. */
+  private async admitBatch(inputs: AdmissionInput[]): Promise<AdmissionRow[]> {
+    const rows: AdmissionRow[] = await this.dataSource.query('SELECT * FROM continuum_admit_sessions($1)', [
+      JSON.stringify(inputs),
+    ]);
+    const byIndex = new Array<AdmissionRow>(inputs.length);
+    for (const row of rows) byIndex[row.o_index] = row;
+    return byIndex.filter(Boolean);
   }
 }

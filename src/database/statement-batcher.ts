@@ -1,0 +1,67 @@
+interface Waiting<I, O> {
+  item: I;
+  resolve: (result: O) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * One statement for many callers, as databases group commits: a call that finds fewer than
+ * `maxInFlight` statements running runs at once, alone; calls that arrive while all are running
+ * wait, and the next statement takes every call that waited (up to `maxBatch`). Under load, N
+ * round trips, snapshots and commits become one, and latency never waits on a timer.
+ * A batch that fails as a whole is retried one call per statement, so a call that fails fails alone.
+ */
+export class StatementBatcher<I, O> {
+  private readonly waiting: Waiting<I, O>[] = [];
+  private inFlight = 0;
+
+  /** `run` answers for every item, in order. */
+  constructor(
+    private readonly run: (items: I[]) => Promise<O[]>,
+    private readonly maxInFlight: number,
+    private readonly maxBatch: number,
+  ) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.inFlight < this.maxInFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.maxBatch);
+      this.inFlight++;
+      void this.settle(batch).finally(() => {
+        this.inFlight--;
+        this.dispatch();
+      });
+    }
+  }
+
+  private async settle(batch: Waiting<I, O>[]): Promise<void> {
+    try {
+      const results = await this.runChecked(batch.map((call) => call.item));
+      batch.forEach((call, i) => call.resolve(results[i]));
+    } catch (error) {
+      if (batch.length === 1) return batch[0].reject(error);
+      // One at a time, so the retry holds no more connections than the batch did.
+      for (const call of batch) {
+        try {
+          call.resolve((await this.runChecked([call.item]))[0]);
+        } catch (alone) {
+          call.reject(alone);
+        }
+      }
+    }
+  }
+
+  private async runChecked(items: I[]): Promise<O[]> {
+    const results = await this.run(items);
+    if (results.length !== items.length) {
+      throw new Error(`a batch of ${items.length} was answered with ${results.length} results`);
+    }
+    return results;
+  }
+}
