@@ -44,13 +44,20 @@ describe('StatementBatcher', () => {
       return items.map((i) => `r${i}`);
     });
     const gate = manualStatement();
-    const batcher = new StatementBatcher((items: number[]) => (items[0] === 0 ? gate.run(items) : run(items)), 1, 10);
+    const failures: string[] = [];
+    const batcher = new StatementBatcher(
+      (items: number[]) => (items[0] === 0 ? gate.run(items) : run(items)),
+      1,
+      10,
+      (error, size) => failures.push(`${(error as Error).message} (${size})`),
+    );
     const first = batcher.submit(0);
     const rest = [1, 2, 3].map((i) => batcher.submit(i).catch((e: Error) => e.message));
     gate.runs[0].finish();
     await expect(first).resolves.toBe('r0');
     await expect(Promise.all(rest)).resolves.toEqual(['r1', 'bad 2', 'r3']);
     expect(run.mock.calls.map(([items]) => items)).toEqual([[1, 2, 3], [1], [2], [3]]);
+    expect(failures).toEqual(['bad 1,2,3 (3)']); // the batch, not the call that failed alone
   });
 
   it('refuses an answer that does not cover every call', async () => {

@@ -15,11 +15,12 @@ export class StatementBatcher<I, O> {
   private readonly waiting: Waiting<I, O>[] = [];
   private inFlight = 0;
 
-  /** `run` answers for every item, in order. */
+  /** `run` answers for every item, in order; `onBatchFailed` hears of a batch about to be retried. */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly maxInFlight: number,
     private readonly maxBatch: number,
+    private readonly onBatchFailed: (error: unknown, size: number) => void = () => undefined,
   ) {}
 
   submit(item: I): Promise<O> {
@@ -46,6 +47,7 @@ export class StatementBatcher<I, O> {
       batch.forEach((call, i) => call.resolve(results[i]));
     } catch (error) {
       if (batch.length === 1) return batch[0].reject(error);
+      this.onBatchFailed(error, batch.length);
       // One at a time, so the retry holds no more connections than the batch did.
       for (const call of batch) {
         try {

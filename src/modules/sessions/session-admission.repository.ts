@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { poolSizeOf } from '../../database/data-source-options';
 import { StatementBatcher } from '../../database/statement-batcher';
@@ -83,13 +83,20 @@ const MAX_BATCH = 20;
 
 @Injectable()
 export class SessionAdmissionRepository {
+  private readonly logger = new Logger(SessionAdmissionRepository.name);
   private readonly batcher: StatementBatcher<AdmissionInput, AdmissionRow>;
 
   constructor(private readonly dataSource: DataSource) {
     // Half the pool: admissions that find those busy wait and go together, and the rest of the pool
     // stays free for everything else.
     const statements = Math.max(1, Math.floor(poolSizeOf(dataSource.options) / 2));
-    this.batcher = new StatementBatcher((inputs) => this.admitBatch(inputs), statements, MAX_BATCH);
+    this.batcher = new StatementBatcher(
+      (inputs) => this.admitBatch(inputs),
+      statements,
+      MAX_BATCH,
+      (error, size) =>
+        this.logger.warn(`a batch of ${size} admissions failed, retrying them one by one: ${String(error)}`),
+    );
   }
 
   /**
