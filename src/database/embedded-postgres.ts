@@ -121,9 +121,12 @@ export class EmbeddedPostgres {
           `host stderr (last lines):\n${stderrTail.toString()}`;
         rejectReady(new Error(message));
       };
+      // Reported once the host has exited, not when it is told to: until then it may still hold the
+      // data directory's lock, and a retry right away would be refused.
+      let timedOut = false;
       const timer = setTimeout(() => {
+        timedOut = true;
         child.kill('SIGKILL');
-        fail(`not ready within ${startTimeoutMs} ms`);
       }, startTimeoutMs);
 
       createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
@@ -132,13 +135,14 @@ export class EmbeddedPostgres {
           logger('debug', line);
           return;
         }
+        if (timedOut) return; // too late: it is being killed
         clearTimeout(timer);
         resolveReady(parsed);
       });
       child.once('error', (error) => fail(`could not spawn ${process.execPath}: ${error.message}`));
       void exited.then(async (exit) => {
         await Promise.race([stderrClosed, delay(OUTPUT_DRAIN_MS)]);
-        fail(`the host exited (${describeExit(exit)})`);
+        fail(timedOut ? `not ready within ${startTimeoutMs} ms` : `the host exited (${describeExit(exit)})`);
       });
     });
 

@@ -316,6 +316,9 @@ describe('EmbeddedPostgres', () => {
     const slow = join(root, 'slow');
     const attempt = EmbeddedPostgres.start({ dataDir: slow, startTimeoutMs: 200 });
     await expect(attempt).rejects.toThrow(/not ready within 200 ms/);
+    // Refused only once the killed host is gone: a start right away must not find it holding the lock.
+    const lock = join(slow, LOCK_FILE);
+    if (existsSync(lock)) expect(isAlive(Number(readFileSync(lock, 'utf8').split('\n')[0]))).toBe(false);
     // The killed host must not hold the folder, and what a killed initdb left is cleared away.
     mkdirSync(join(slow, '.initdb-999999', 'base'), { recursive: true });
     writeFileSync(join(slow, '.initdb-999999', 'PG_VERSION'), '18\n');
