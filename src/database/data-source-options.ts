@@ -21,7 +21,7 @@ export function dataSourceOptions(url: string, poolSize: number): DataSourceOpti
   };
 }
 
-/** The connection pool size a data source was built with by dataSourceOptions(). */
+/** The connection pool size of a data source: as dataSourceOptions() set it, else pg's default. */
 export function poolSizeOf(options: DataSourceOptions): number {
-  return (options.extra as { max: number }).max;
+  return (options.extra as { max?: number } | undefined)?.max ?? 10;
 }
