@@ -12,6 +12,8 @@ packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite build-essent
 if [[ "${1:-}" == "--test" ]]; then
   # Test audio nobody here recorded: LibriVox and "cards" recordings with their transcripts.
   packages+=(pocketsphinx-testdata)
+  # kubectl renders the Kubernetes manifests (kustomize); Chromium runs the browser tests of the playground.
+  packages+=(kubectl chromium)
 fi
 
 missing=()
