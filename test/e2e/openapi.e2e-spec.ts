@@ -6,6 +6,28 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const COMMITTED = join(__dirname, '../../openapi/openapi.json');
 
+/** Every schema the interface specification names (sections 2 and 4). */
+const SPEC_SCHEMA_NAMES = [
+  'ErrorEnvelope',
+  'ErrorBody',
+  'HTTPValidationError',
+  'ExpiresAfterRequest',
+  'RequestedSession',
+  'ClientSecretSessionResponse',
+  'AudioResponse',
+  'AudioInputResponse',
+  'TranscriptionRequest',
+  'TranscriptionResponse',
+  'TurnDetectionRequest',
+  'TurnDetectionResponse',
+  'IngressResponse',
+  'ModelListResponse',
+  'ProjectResponse',
+  'SessionResponse',
+  'SessionListResponse',
+  'UsageListResponse',
+];
+
 describe('OpenAPI document', () => {
   let t: TestApp;
   let doc: Record<string, any>;
@@ -34,25 +56,42 @@ describe('OpenAPI document', () => {
     });
   });
 
+  it('does not claim the keys are JWTs', () => {
+    for (const scheme of Object.values(doc.components.securitySchemes as Record<string, object>)) {
+      expect(scheme).not.toHaveProperty('bearerFormat');
+    }
+    expect(JSON.stringify(doc)).not.toMatch(/JWT/i);
+  });
+
+  it('names its schemas as the specification does, and none after the code', () => {
+    const names = Object.keys(doc.components.schemas);
+    expect(names).toEqual(expect.arrayContaining(SPEC_SCHEMA_NAMES));
+    expect(names.filter((name) => /dto$/i.test(name))).toEqual([]);
+    const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.filter((name) => !names.includes(name))).toEqual([]);
+  });
+
+  it('links the AsyncAPI document of the sockets from its description', () => {
+    expect(doc.info.description).toContain('/v1/asyncapi.json');
+  });
+
   it('declares every error status with its body on authenticated operations', () => {
     const op = doc.paths['/v1/models'].get;
     for (const status of ['400', '401', '403', '404', '409', '429', '500', '503']) {
-      expect(op.responses[status].content['application/json'].schema.$ref).toBe(
-        '#/components/schemas/ErrorEnvelopeDto',
-      );
+      expect(op.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
     }
     expect(op.responses['422'].content['application/json'].schema.$ref).toBe(
-      '#/components/schemas/HTTPValidationErrorDto',
+      '#/components/schemas/HTTPValidationError',
     );
     expect(op.security).toEqual(expect.arrayContaining([{ bearer: [] }, { token: [] }, { api_key: [] }]));
   });
 
   it('has response schemas built from the DTOs', () => {
     const schemas = doc.components.schemas;
-    expect(Object.keys(schemas.ModelDto.properties)).toEqual(
+    expect(Object.keys(schemas.ModelResponse.properties)).toEqual(
       expect.arrayContaining(['id', 'object', 'type', 'audio', 'voices', 'max_session_seconds', 'price']),
     );
-    expect(Object.keys(schemas.ErrorBodyDto.properties).sort()).toEqual([
+    expect(Object.keys(schemas.ErrorBody.properties).sort()).toEqual([
       'code',
       'message',
       'param',

@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
+@ApiSchema({ name: 'ErrorBody' })
 export class ErrorBodyDto {
   /** Machine-readable error code, e.g. `invalid_api_key`. */
   code: string;
@@ -15,10 +16,12 @@ export class ErrorBodyDto {
   retry_after_ms: number | null;
 }
 
+@ApiSchema({ name: 'ErrorEnvelope' })
 export class ErrorEnvelopeDto {
   error: ErrorBodyDto;
 }
 
+@ApiSchema({ name: 'ValidationError' })
 export class ValidationIssueDto {
   /** Where the problem is: `body`, `query`, `path` or `header`, then the field path. */
   @ApiProperty({ type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] } })
@@ -28,6 +31,7 @@ export class ValidationIssueDto {
   type: string;
 }
 
+@ApiSchema({ name: 'HTTPValidationError' })
 export class HTTPValidationErrorDto {
   detail: ValidationIssueDto[];
 }

@@ -1,15 +1,24 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
+const DESCRIPTION = [
+  'Session API for hosted continuous speech models: live voice conversations (`vendor-voicechat`) and ' +
+    'streaming transcription (`vendor-asr-streaming`). Public beta.',
+  '',
+  'To try a call here, press **Authorize** and paste an API key (`wk_…`) under `bearer`.',
+  '',
+  'The WebSocket protocols (the live socket, the Realtime- and Deepgram-compatible sockets: channels, every ' +
+    'client and server event, close reasons and refusal codes) are described by the AsyncAPI 3 document at ' +
+    '[/v1/asyncapi.json](/v1/asyncapi.json).',
+].join('\n');
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Continuum')
-    .setDescription(
-      'Session API for hosted continuous speech models: live voice conversations (`vendor-voicechat`) and ' +
-        'streaming transcription (`vendor-asr-streaming`). Public beta.',
-    )
+    .setDescription(DESCRIPTION)
     .setVersion('v1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' }, 'bearer')
+    // Not addBearerAuth(): it declares `bearerFormat: JWT`, and our keys are opaque `wk_…` strings.
+    .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' })
     .addApiKey(
       { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: Token <API key>' },
       'token',

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
 import { CLIENT_SECRET_TTL } from '../../projects/project-limits';
@@ -8,6 +8,7 @@ import { RequestedSessionDto } from './requested-session.dto';
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
 // check is written last: a value of the wrong type is reported as such, not as out of range.
 
+@ApiSchema({ name: 'ExpiresAfterRequest' })
 export class ExpiresAfterRequestDto {
   /** The lifetime counts from creation; `created_at` is the only anchor. */
   @ApiPropertyOptional({ enum: ['created_at'], default: 'created_at' })
@@ -24,6 +25,7 @@ export class ExpiresAfterRequestDto {
 }
 
 /** Body of both client-secret endpoints. Every property is optional; unknown ones are refused. */
+@ApiSchema({ name: 'ClientSecretRequest' })
 export class ClientSecretRequestDto {
   @OptionalField()
   @Type(() => ExpiresAfterRequestDto)

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { AudioResponseDto } from '../../sessions/dto/session-audio.dto';
 import { FRAME_BYTES, FRAME_MS, SAMPLE_RATE } from '../../../engines/engine.types';
 
+@ApiSchema({ name: 'IngressAudioResponse' })
 export class IngressAudioResponseDto {
   /** Sample encoding, both ways: `pcm16` (little-endian, mono). */
   encoding: string;
@@ -13,6 +14,7 @@ export class IngressAudioResponseDto {
   frame_bytes: number;
 }
 
+@ApiSchema({ name: 'IngressUrlsResponse' })
 export class IngressUrlsResponseDto {
   /** OpenAI Realtime-compatible socket (`?intent=transcription`); transcription sessions only. */
   @ApiProperty({ type: String, nullable: true })
@@ -23,6 +25,7 @@ export class IngressUrlsResponseDto {
 }
 
 /** How to bring audio into the session. */
+@ApiSchema({ name: 'IngressResponse' })
 export class IngressResponseDto {
   @ApiProperty({ enum: ['websocket'] })
   transport: 'websocket';
@@ -38,6 +41,7 @@ export class IngressResponseDto {
   compatible_urls: IngressUrlsResponseDto;
 }
 
+@ApiSchema({ name: 'ClientSecretSessionResponse' })
 export class ClientSecretSessionResponseDto {
   /** The session's id (`sess_…`). */
   id: string;
@@ -59,6 +63,7 @@ export class ClientSecretSessionResponseDto {
   metadata: Record<string, string>;
 }
 
+@ApiSchema({ name: 'ClientSecretResponse' })
 export class ClientSecretResponseDto {
   /** The client secret (`ek_…`). Shown once; only its SHA-256 is stored. */
   value: string;

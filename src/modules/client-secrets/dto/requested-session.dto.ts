@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -20,6 +20,7 @@ import { NullableField, OptionalField } from './request-field.validators';
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
 // check is written last: a value of the wrong type is reported as such, not as out of range.
 
+@ApiSchema({ name: 'AudioFormatRequest' })
 export class AudioFormatRequestDto {
   /** Only `audio/pcm` (pcm16 little-endian, mono) is served. */
   @ApiPropertyOptional({ default: 'audio/pcm' })
@@ -34,6 +35,7 @@ export class AudioFormatRequestDto {
   rate?: number | null;
 }
 
+@ApiSchema({ name: 'NoiseReductionRequest' })
 export class NoiseReductionRequestDto {
   /** Accepted for compatibility with the OpenAI SDK; no noise reduction is applied. */
   @ApiPropertyOptional({ enum: ['near_field', 'far_field'] })
@@ -47,6 +49,7 @@ export class NoiseReductionRequestDto {
   strength?: number;
 }
 
+@ApiSchema({ name: 'TranscriptionRequest' })
 export class TranscriptionRequestDto {
   /** `auto` (detect) or a language tag such as `en` or `en-US`. */
   @ApiPropertyOptional({ default: 'auto' })
@@ -67,6 +70,7 @@ export class TranscriptionRequestDto {
   prompt?: string;
 }
 
+@ApiSchema({ name: 'TurnDetectionRequest' })
 export class TurnDetectionRequestDto {
   /** Voice-activity turn detection (the only kind). */
   @ApiPropertyOptional({ enum: ['server_vad'], default: 'server_vad' })
@@ -104,6 +108,7 @@ export class TurnDetectionRequestDto {
   interrupt_response?: boolean;
 }
 
+@ApiSchema({ name: 'AudioInputRequest' })
 export class AudioInputRequestDto {
   @OptionalField()
   @Type(() => AudioFormatRequestDto)
@@ -131,6 +136,7 @@ export class AudioInputRequestDto {
   turn_detection?: TurnDetectionRequestDto | null;
 }
 
+@ApiSchema({ name: 'AudioOutputRequest' })
 export class AudioOutputRequestDto {
   /** The only voice is `aria`. */
   @ApiPropertyOptional({ default: 'aria' })
@@ -145,6 +151,7 @@ export class AudioOutputRequestDto {
   encoding?: 'base64' | 'binary';
 }
 
+@ApiSchema({ name: 'AudioRequest' })
 export class AudioRequestDto {
   @OptionalField()
   @Type(() => AudioInputRequestDto)
@@ -159,6 +166,7 @@ export class AudioRequestDto {
   output?: AudioOutputRequestDto;
 }
 
+@ApiSchema({ name: 'RequestedSession' })
 export class RequestedSessionDto {
   /** Default `live`, or the type of the requested model; on the realtime path always `transcription`. */
   @ApiPropertyOptional({ enum: ['live', 'transcription'], default: 'live' })

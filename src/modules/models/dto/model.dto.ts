@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
+@ApiSchema({ name: 'ModelAudioResponse' })
 export class ModelAudioDto {
   /** Sample encoding of the socket audio, both ways. */
   format: string;
@@ -11,11 +12,13 @@ export class ModelAudioDto {
   output_encodings: string[];
 }
 
+@ApiSchema({ name: 'ModelPriceResponse' })
 export class ModelPriceDto {
   /** USD per minute of input audio, as a 6-place decimal string. */
   usd_per_minute: string;
 }
 
+@ApiSchema({ name: 'ModelCapacityResponse' })
 export class ModelCapacityDto {
   /** Engine streams open on the instance that answered (each session holds one). */
   streams_in_use: number;
@@ -23,6 +26,7 @@ export class ModelCapacityDto {
   streams_max: number;
 }
 
+@ApiSchema({ name: 'ModelResponse' })
 export class ModelDto {
   id: string;
   @ApiProperty({ enum: ['model'] })
@@ -41,6 +45,7 @@ export class ModelDto {
   capacity: ModelCapacityDto;
 }
 
+@ApiSchema({ name: 'ModelListResponse' })
 export class ModelListDto {
   @ApiProperty({ enum: ['list'] })
   object: 'list';

@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
+@ApiSchema({ name: 'ProjectLimitsResponse' })
 export class ProjectLimitsDto {
   /** Pending plus active sessions allowed at once. */
   concurrent_sessions: number;
@@ -10,6 +11,7 @@ export class ProjectLimitsDto {
   client_secret_ttl_max_seconds: number;
 }
 
+@ApiSchema({ name: 'ProjectResponse' })
 export class ProjectDto {
   id: string;
   @ApiProperty({ enum: ['project'] })

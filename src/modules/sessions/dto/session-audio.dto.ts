@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { SessionAudioConfig } from '../entities/session.entity';
 
+@ApiSchema({ name: 'AudioFormatResponse' })
 export class AudioFormatResponseDto {
   /** Always `audio/pcm` (pcm16 little-endian, mono). */
   type: string;
@@ -9,6 +10,7 @@ export class AudioFormatResponseDto {
   rate: number | null;
 }
 
+@ApiSchema({ name: 'TranscriptionResponse' })
 export class TranscriptionResponseDto {
   /** `auto` or the language tag that was asked for. */
   language: string;
@@ -18,6 +20,7 @@ export class TranscriptionResponseDto {
   prompt?: string;
 }
 
+@ApiSchema({ name: 'TurnDetectionResponse' })
 export class TurnDetectionResponseDto {
   @ApiProperty({ enum: ['server_vad'] })
   type: 'server_vad';
@@ -29,6 +32,7 @@ export class TurnDetectionResponseDto {
   silence_duration_ms: number;
 }
 
+@ApiSchema({ name: 'AudioInputResponse' })
 export class AudioInputResponseDto {
   format: AudioFormatResponseDto;
   transcription: TranscriptionResponseDto;
@@ -40,6 +44,7 @@ export class AudioInputResponseDto {
   noise_reduction?: null;
 }
 
+@ApiSchema({ name: 'AudioOutputResponse' })
 export class AudioOutputResponseDto {
   /** Always `aria`. */
   voice: string;
@@ -48,6 +53,7 @@ export class AudioOutputResponseDto {
   encoding: 'base64' | 'binary';
 }
 
+@ApiSchema({ name: 'AudioResponse' })
 export class AudioResponseDto {
   input: AudioInputResponseDto;
   /** Live sessions only; null for transcription sessions. */

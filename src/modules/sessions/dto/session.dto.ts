@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { microsToUsd } from '../../../common/money';
 import { toUnixSeconds, toUnixSecondsOrNull } from '../../../common/time';
 import { FRAME_MS } from '../../../engines/engine.types';
@@ -11,6 +11,7 @@ import {
 } from '../entities/session.entity';
 import { AudioResponseDto, toSessionAudioResponse } from './session-audio.dto';
 
+@ApiSchema({ name: 'SessionUsageResponse' })
 export class SessionUsageDto {
   /** Billable 80 ms frames of input audio. */
   @ApiProperty({ type: 'integer' })
@@ -21,6 +22,7 @@ export class SessionUsageDto {
   cost_usd: string;
 }
 
+@ApiSchema({ name: 'SessionResponse' })
 export class SessionResponseDto {
   id: string;
   @ApiProperty({ enum: ['session'] })
@@ -55,6 +57,7 @@ export class SessionResponseDto {
   usage: SessionUsageDto;
 }
 
+@ApiSchema({ name: 'SessionListResponse' })
 export class SessionListResponseDto {
   @ApiProperty({ enum: ['list'] })
   object: 'list';

@@ -8,7 +8,7 @@ export const METER_EVENT_SCHEMA = 'service.normalized-meter-event.v1';
  * the same ids.
  */
 // ApiSchema merges unknown keys into the component; its type only names `name` and `description`.
-@ApiSchema({ additionalProperties: false } as ApiSchemaOptions)
+@ApiSchema({ name: 'NormalizedMeterEvent', additionalProperties: false } as ApiSchemaOptions)
 export class NormalizedMeterEventDto {
   @ApiProperty({ enum: [METER_EVENT_SCHEMA] })
   schema: typeof METER_EVENT_SCHEMA;

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CLOSE_REASONS, SESSION_STATUSES } from '../../sessions/entities/session.entity';
 
+@ApiSchema({ name: 'UsageExportSessionResponse' })
 export class UsageExportSessionDto {
   session_id: string;
   @ApiProperty({ enum: ['live', 'transcription'] })
@@ -34,6 +35,7 @@ export class UsageExportSessionDto {
  * Every session created or metered in the range, oldest first, with the usage metered in the range.
  * Streamed: the document is written as the database is read.
  */
+@ApiSchema({ name: 'UsageExportResponse' })
 export class UsageExportDto {
   @ApiProperty({ enum: ['usage.export'] })
   object: 'usage.export';

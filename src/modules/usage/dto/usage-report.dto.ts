@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { USAGE_GROUPINGS, type UsageGrouping } from './usage-query.dto';
 
+@ApiSchema({ name: 'UsageBucketResponse' })
 export class UsageBucketDto {
   /** The UTC day (`YYYY-MM-DD`) or the model id. */
   bucket: string;
@@ -16,6 +17,7 @@ export class UsageBucketDto {
   cost_usd: string;
 }
 
+@ApiSchema({ name: 'UsageListResponse' })
 export class UsageListDto {
   @ApiProperty({ enum: ['list'] })
   object: 'list';
