@@ -1,10 +1,12 @@
-// Writes openapi/openapi.json from the DTOs (sorted keys). The drift test fails when it is stale.
+// Writes openapi/openapi.json from the DTOs and asyncapi/asyncapi.json from the socket dialects (sorted
+// keys). The drift tests fail when either is stale.
 import 'reflect-metadata';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../app.setup';
 import { createRootLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
+import { buildAsyncApiDocument } from '../modules/openapi/asyncapi/asyncapi-document';
 import { OpenApiDocumentHolder } from '../modules/openapi/openapi-document.holder';
 import { locateToolingDatabase } from './boot-for-tooling';
 
@@ -16,7 +18,10 @@ async function main(): Promise<void> {
   writeFileSync(target, `${JSON.stringify(app.get(OpenApiDocumentHolder).document, null, 2)}\n`);
   await app.close();
   cleanup();
-  process.stdout.write(`wrote ${target}\n`);
+  const asyncTarget = join(process.cwd(), 'asyncapi', 'asyncapi.json');
+  mkdirSync(join(process.cwd(), 'asyncapi'), { recursive: true });
+  writeFileSync(asyncTarget, `${JSON.stringify(buildAsyncApiDocument(), null, 2)}\n`);
+  process.stdout.write(`wrote ${target} and ${asyncTarget}\n`);
 }
 
 void main();

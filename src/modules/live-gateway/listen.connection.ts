@@ -100,7 +100,7 @@ export class ListenConnection {
 }
 
 /** Deepgram's close reasons: clients and their logs match on NET-0001 / DATA-0000. */
-const CLOSE_REASONS: Readonly<Record<string, string>> = {
+export const CLOSE_REASONS: Readonly<Record<string, string>> = {
   idle_timeout: 'NET-0001: no audio or text message was received within the 10 s timeout window',
   invalid_input: 'DATA-0000: the payload could not be decoded as audio or a control message',
 };

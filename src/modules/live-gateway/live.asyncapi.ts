@@ -1,0 +1,342 @@
+/**
+ * The live socket in the AsyncAPI document. The message tables are keyed by the protocol's own
+ * event types (libs/protocol/live-events.ts), so an event added there and not here fails to compile;
+ * the conformance test validates real frames against these schemas.
+ */
+import {
+  LIVE_PATH,
+  LIVE_REFUSED_EVENTS,
+  type LiveClientEvent,
+  type LiveServerEventType,
+  type LiveTurnEvent,
+  type LiveWarningCode,
+} from '../../../libs/protocol/live-events';
+import type { MessageDoc, SocketDialectDoc } from '../openapi/asyncapi/socket-dialect-doc';
+import {
+  anyJson,
+  array,
+  binary,
+  bool,
+  constant,
+  int,
+  nullable,
+  num,
+  object,
+  oneOfValues,
+  ref,
+  str,
+  typed,
+  type JsonSchema,
+} from '../openapi/asyncapi/schema-builders';
+import { LIVE_MODELS, LIVE_VOICE } from './live.protocol.start';
+import { START_TIMEOUT_MS } from './sockets/socket-limits';
+
+export const LIVE_ERROR_CODES = [
+  'invalid_json',
+  'invalid_event',
+  'unknown_event',
+  'unsupported_event',
+  'message_too_large',
+  'invalid_audio',
+  'invalid_parameter',
+  'missing_parameter',
+  'unknown_parameter',
+  'unsupported_parameter',
+  'immutable_parameter',
+  'unsupported_audio_format',
+  'invalid_voice',
+  'session_config_locked',
+  'session_not_started',
+  'session_already_started',
+  'session_closed',
+  'concurrency_limit_exceeded',
+  'insufficient_credit',
+  'capacity_exhausted',
+  'internal_error',
+  'engine_error',
+] as const;
+
+const WARNINGS: Record<LiveWarningCode, string> = {
+  audio_while_muted: 'audio arrived while muted (once per mute): still metered, the engine hears silence',
+  partial_frame: 'an append that is not a whole number of 80 ms frames (once per session); the rest is carried over',
+  input_faster_than_realtime: 'input is more than 2 s ahead of the wall clock',
+  input_dropped: 'input more than 5 s ahead of the wall clock was dropped and not metered',
+  output_audio_dropped: 'the client reads too slowly: output audio past 256 KiB of backlog was dropped',
+};
+
+const TURN_EVENTS: Record<LiveTurnEvent['type'], JsonSchema> = {
+  speech_started: typed('speech_started', { item_id: str(), start_ms: int('On the input audio timeline.', 0) }),
+  speech_stopped: typed('speech_stopped', { item_id: str(), end_ms: int('On the input audio timeline.', 0) }),
+  response_started: typed('response_started', { item_id: str('The answer’s item.') }),
+  response_done: typed('response_done', {
+    item_id: str(),
+    interrupted: bool('The answer was cut by barge-in (the user spoke).'),
+  }),
+};
+
+const eventId = { event_id: str('The client’s id; echoed as `client_event_id` by the answer.') };
+const echo = { client_event_id: str('The `event_id` of the client event this answers, when it had one.') };
+const serverId = { event_id: str('Server event id (`evt_<n>`).') };
+const inputWarnings = (Object.keys(WARNINGS) as LiveWarningCode[]).filter((c) => c !== 'output_audio_dropped');
+
+const SCHEMAS: Record<string, JsonSchema> = {
+  LiveSessionConfig: object(
+    {},
+    {
+      model: oneOfValues(Object.keys(LIVE_MODELS), 'Required unless the client secret already names it.'),
+      audio: object(
+        {},
+        {
+          format: nullable(object({ type: constant('audio/pcm') }, { rate: nullable(constant(24000)) })),
+          output: object(
+            {},
+            {
+              voice: nullable({ oneOf: [constant(LIVE_VOICE), object({ id: constant(LIVE_VOICE) })] }),
+              encoding: oneOfValues(['base64', 'binary'], 'binary: output audio comes as binary frames of raw pcm16.'),
+            },
+          ),
+        },
+      ),
+      instructions: nullable(constant(''), 'Unsupported (the persona is fixed): null or empty only.'),
+      input: nullable(array(anyJson(), 'Unsupported (no starting history): empty only.')),
+      delegation: nullable(object({ type: constant('client') })),
+      store: nullable(constant(false)),
+      triggers: nullable(array(anyJson(), 'Unsupported: empty only.')),
+      client: anyJson('Accepted and ignored.'),
+    },
+    'Omitted values take defaults; with a client secret, anything given must equal the secret’s configuration.',
+  ),
+  LiveSession: object({
+    id: str('The session id (`sess_…`), as in `GET /v1/sessions/{id}`.'),
+    object: constant('session'),
+    type: oneOfValues(['live', 'transcription']),
+    model: str(),
+    status: constant('active', 'Always `active`, also inside `session.closed` (the convention’s rule).'),
+    expires_at: int('Unix seconds: when the session reaches its maximum duration.'),
+    audio: object(
+      { format: object({ type: constant('audio/pcm'), rate: constant(24000) }) },
+      { output: object({ voice: constant(LIVE_VOICE), encoding: oneOfValues(['base64', 'binary']) }) },
+    ),
+    instructions: { type: 'null' },
+    input: { type: 'array', maxItems: 0 },
+    delegation: object({ type: constant('client') }),
+    store: constant(false),
+  }),
+  LiveUsage: object({
+    seconds: num('Cumulative audio seconds: frames × 0.08.'),
+    frames: int('Cumulative billable 80 ms input frames.', 0),
+  }),
+  LiveError: object(
+    {
+      type: oneOfValues(['invalid_request_error', 'server_error']),
+      code: oneOfValues(LIVE_ERROR_CODES),
+      message: str(),
+      param: nullable(str()),
+    },
+    echo,
+  ),
+};
+
+const plain = (type: string, summary: string, withId: Record<string, JsonSchema>): MessageDoc => ({
+  summary,
+  payload: typed(type, {}, withId),
+  examples: [{ type }],
+});
+
+const CLIENT: Record<LiveClientEvent['type'], MessageDoc> = {
+  'session.start': {
+    summary: 'Starts the session; must be the first event.',
+    description: `Answered by \`session.started\`. A socket that sends none within ${START_TIMEOUT_MS / 1000} s is closed with 1008.`,
+    payload: typed('session.start', { session: ref('LiveSessionConfig') }, eventId),
+    examples: [
+      { type: 'session.start', event_id: 'start-1', session: { model: 'vendor-voicechat' } },
+      {
+        type: 'session.start',
+        session: { model: 'vendor-asr-streaming', audio: { format: { type: 'audio/pcm', rate: 24000 } } },
+      },
+    ],
+  },
+  'session.update': {
+    summary: 'Nothing of a session can change after start; no-op `delegation`/`triggers` are accepted.',
+    payload: typed(
+      'session.update',
+      {},
+      { ...eventId, session: object({}, { delegation: anyJson(), triggers: anyJson() }) },
+    ),
+    examples: [{ type: 'session.update', session: { delegation: { type: 'client' } } }],
+  },
+  'session.close': plain(
+    'session.close',
+    'Ends the session: `session.closed` (close_requested), then close 1000.',
+    eventId,
+  ),
+  'session.input_audio.append': {
+    summary: 'Input audio: base64 of pcm16 24 kHz mono. No acknowledgement.',
+    payload: typed('session.input_audio.append', { audio: str('Base64 pcm16; whole 80 ms frames are best.') }, eventId),
+    examples: [{ type: 'session.input_audio.append', audio: Buffer.alloc(3840).toString('base64') }],
+  },
+  'session.input_audio.mute': plain('session.input_audio.mute', 'The engine hears silence until unmute.', eventId),
+  'session.input_audio.unmute': plain('session.input_audio.unmute', 'Ends a mute.', eventId),
+};
+
+const transcript = (type: string, summary: string): MessageDoc => ({
+  summary,
+  payload: typed(
+    type,
+    {
+      ...serverId,
+      item_id: str(),
+      delta: str(),
+      start_ms: int('Input: on the input audio timeline; output: on the session’s playback timeline.', 0),
+      end_ms: int(undefined, 0),
+      done: bool('The item’s last delta.'),
+    },
+    { transcript: str('The item’s whole text, on the delta with `done: true`.') },
+  ),
+});
+const warning = (type: string, codes: readonly LiveWarningCode[]): MessageDoc => ({
+  summary: 'Something about the audio the client should know; the session goes on.',
+  description: codes.map((c) => `\`${c}\`: ${WARNINGS[c]}`).join('; '),
+  payload: typed(type, { ...serverId, code: oneOfValues(codes), message: str() }),
+});
+
+const SERVER: Record<LiveServerEventType, MessageDoc> = {
+  'session.started': {
+    summary: 'The session runs.',
+    payload: typed('session.started', { ...serverId, session: ref('LiveSession') }, echo),
+  },
+  'session.updated': {
+    summary: 'Answers `session.update`.',
+    payload: typed('session.updated', { ...serverId, session: ref('LiveSession') }, echo),
+  },
+  'session.input_audio.muted': {
+    summary: 'Answers mute.',
+    payload: typed('session.input_audio.muted', serverId, echo),
+  },
+  'session.input_audio.unmuted': {
+    summary: 'Answers unmute.',
+    payload: typed('session.input_audio.unmuted', serverId, echo),
+  },
+  'session.input_transcript.delta': transcript(
+    'session.input_transcript.delta',
+    'What the user said, word by word; the last delta of an item has `done: true`.',
+  ),
+  'session.output_transcript.delta': transcript(
+    'session.output_transcript.delta',
+    'What the persona says (live sessions), in step with its audio.',
+  ),
+  'session.output_audio.delta': {
+    summary: 'Output audio (base64 pcm16 24 kHz), paced in real time. No `event_id` (the convention’s rule).',
+    payload: typed('session.output_audio.delta', {
+      item_id: str(),
+      delta: str(),
+      start_ms: int(undefined, 0),
+      end_ms: int(undefined, 0),
+    }),
+  },
+  'session.turn.event': {
+    summary: 'Turn taking: speech started/stopped, the answer started/done (or interrupted by barge-in).',
+    payload: typed('session.turn.event', { ...serverId, event: { oneOf: Object.values(TURN_EVENTS) } }),
+  },
+  'session.input_audio.warning': warning('session.input_audio.warning', inputWarnings),
+  'session.output_audio.warning': warning('session.output_audio.warning', ['output_audio_dropped']),
+  'session.usage.updated': {
+    summary: 'Cumulative usage, every 62 frames (4.96 s of audio) and at the end.',
+    payload: typed('session.usage.updated', { ...serverId, usage: ref('LiveUsage') }),
+  },
+  'session.closed': {
+    summary: 'The session ended; the close frame follows.',
+    payload: typed(
+      'session.closed',
+      {
+        ...serverId,
+        reason: ref('CloseReason'),
+        session: ref('LiveSession'),
+        usage: ref('LiveUsage'),
+        detail: str('The finer cause (see the table of this channel).'),
+        stats: object(
+          Object.fromEntries(
+            [
+              'duration_ms',
+              'input_frames',
+              'muted_frames',
+              'dropped_input_ms',
+              'output_frames',
+              'output_dropped_frames',
+              'turns',
+              'responses',
+              'interruptions',
+              'warnings',
+              'errors',
+            ].map((name) => [name, int(undefined, 0)]),
+          ),
+        ),
+      },
+      echo,
+    ),
+  },
+  error: {
+    summary: 'A refused client event (or a failure); the socket stays open.',
+    payload: typed('error', { ...serverId, error: ref('LiveError') }, echo),
+  },
+};
+
+export const LIVE_ASYNCAPI: SocketDialectDoc = {
+  id: 'live',
+  address: LIVE_PATH,
+  title: 'Live socket',
+  description: [
+    'The live protocol at `session.live_url`: a full-duplex conversation with `vendor-voicechat` or a ' +
+      'transcription with `vendor-asr-streaming`, following the live convention of the official `openai` SDK ' +
+      '(`LiveWS`). The client speaks first with `session.start`.',
+    '',
+    `Refused with \`error\` \`unsupported_event\`: ${LIVE_REFUSED_EVENTS.map((e) => `\`${e}\``).join(', ')}.`,
+    'An API-key session’s own limits (concurrency, credit) are checked at `session.start` and refused with an ' +
+      '`error` of the same code; the socket stays open.',
+  ].join('\n'),
+  security: ['bearer', 'token', 'api_key', 'client_secret_query'],
+  handshakeRefusals: [
+    'missing_api_key',
+    'invalid_api_key',
+    'key_revoked',
+    'api_key_in_query',
+    'invalid_client_secret',
+    'client_secret_expired',
+    'client_secret_used',
+    'insufficient_credit',
+    'rate_limit_exceeded',
+    'capacity_exhausted',
+    'shutting_down',
+  ],
+  errorCodes: LIVE_ERROR_CODES,
+  clientMessages: {
+    ...CLIENT,
+    'input_audio.binary': {
+      summary: 'Extension: a binary frame is raw pcm16 input (the mirror of binary output).',
+      contentType: 'application/octet-stream',
+      payload: binary(),
+    },
+  },
+  serverMessages: {
+    ...SERVER,
+    'output_audio.binary': {
+      summary: 'With `audio.output.encoding: "binary"`: output audio as binary frames of raw pcm16.',
+      contentType: 'application/octet-stream',
+      payload: binary(),
+    },
+  },
+  sessionEnds: [
+    { how: '`session.close`', cause: { kind: 'client' }, lastMessages: '`session.closed`' },
+    { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`session.closed`' },
+    { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: '`session.closed`' },
+    {
+      how: 'the client stops reading (4 MiB unsent)',
+      cause: { kind: 'client_not_reading' },
+      lastMessages: '`session.closed`',
+    },
+    { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`session.closed`' },
+    { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`session.closed`' },
+    { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
+  ],
+  schemas: SCHEMAS,
+};

@@ -1,0 +1,10 @@
+/**
+ * The sockets the AsyncAPI document describes, one entry per dialect: a new dialect adds its own
+ * `<dialect>.asyncapi.ts` beside its parser and renderer, and one line here.
+ */
+import type { SocketDialectDoc } from '../openapi/asyncapi/socket-dialect-doc';
+import { LISTEN_ASYNCAPI } from './listen.asyncapi';
+import { LIVE_ASYNCAPI } from './live.asyncapi';
+import { REALTIME_ASYNCAPI } from './realtime.asyncapi';
+
+export const SOCKET_DIALECT_DOCS: readonly SocketDialectDoc[] = [LIVE_ASYNCAPI, REALTIME_ASYNCAPI, LISTEN_ASYNCAPI];

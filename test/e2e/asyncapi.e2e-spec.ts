@@ -1,0 +1,217 @@
+import { Parser } from '@asyncapi/parser';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseListenFrame } from '../../src/modules/live-gateway/listen.protocol';
+import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame } from '../../src/modules/live-gateway/live.protocol';
+import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from '../../src/modules/live-gateway/realtime.protocol';
+import { buildAsyncApiDocument } from '../../src/modules/openapi/asyncapi/asyncapi-document';
+import { chunks, silence, tone } from '../support/audio';
+import { schemaProblems } from '../support/json-schema-check';
+import { SocketClient } from '../support/socket-client';
+import { databaseTargets } from '../support/test-database';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const COMMITTED = join(__dirname, '../../asyncapi/asyncapi.json');
+/** One utterance for the scripted engine: speech, then more than the 500 ms VAD pause. */
+const UTTERANCE = Buffer.concat([tone(1200), silence(800)]);
+
+/** Whether each dialect's real parser accepts a client message (a new dialect adds its parser here). */
+const ACCEPTS: Record<string, (text: string) => boolean> = {
+  live: (text) =>
+    parseLiveFrame(text, false, { lock: null, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES }).type !== 'reject',
+  realtime: (text) =>
+    parseRealtimeFrame(text, false, { maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES }).type !== 'reject',
+  listen: (text) => !['invalid', 'audio'].includes(parseListenFrame(text, false).kind),
+};
+
+type Doc = Record<string, any>;
+
+describe('AsyncAPI document of the sockets', () => {
+  let t: TestApp;
+  let doc: Doc;
+  let apiKey: string;
+  let wsBase: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(databaseTargets()[0], {
+      env: { MAX_SESSION_SECONDS: '4', CONCURRENT_SESSIONS_LIMIT: '50' },
+    });
+    ({ apiKey } = await t.newProject());
+    wsBase = t.baseUrl.replace('http', 'ws');
+    const res = await t.app.inject({ method: 'GET', url: '/v1/asyncapi.json' });
+    expect(res.statusCode).toBe(200);
+    doc = res.json();
+  });
+  afterAll(() => t?.close());
+
+  const deref = (schema: Doc): Doc =>
+    schema.$ref
+      ? deref(
+          schema.$ref
+            .split('/')
+            .slice(1)
+            .reduce((node: Doc, key: string) => node[key], doc),
+        )
+      : schema;
+
+  /** Every JSON frame a socket sent must be one of its channel's server messages, field for field. */
+  const conform = (channelId: string, client: SocketClient): string[] => {
+    const channel = doc.channels[channelId];
+    const sent = doc.operations[`${channelId}.server`].messages.map((m: { $ref: string }) => m.$ref.split('/').pop());
+    const json = sent
+      .map((name: string) => channel.messages[name])
+      .filter((m: Doc) => m.contentType === 'application/json');
+    const problems: string[] = [];
+    for (const event of client.events) {
+      const candidates = json.filter(
+        (m: Doc) => schemaProblems(event.type, deref(m.payload).properties.type, doc).length === 0,
+      );
+      if (candidates.length !== 1) problems.push(`${channelId}: no single message for ${JSON.stringify(event.type)}`);
+      else problems.push(...schemaProblems(event, candidates[0].payload, doc, `${channelId} ${event.type}`));
+    }
+    const binary = sent.some((name: string) => channel.messages[name].contentType === 'application/octet-stream');
+    if (client.binary.length > 0 && !binary) problems.push(`${channelId}: binary frames are not documented`);
+    return problems;
+  };
+
+  it('is served at /v1/asyncapi.json, and matches the committed asyncapi/asyncapi.json (UPDATE_ASYNCAPI=1 accepts a change)', () => {
+    const generated = `${JSON.stringify(buildAsyncApiDocument(), null, 2)}\n`;
+    expect(JSON.stringify(doc, null, 2) + '\n').toBe(generated);
+    if (process.env.UPDATE_ASYNCAPI === '1') writeFileSync(COMMITTED, generated);
+    expect(readFileSync(COMMITTED, 'utf8')).toBe(generated);
+  });
+
+  it('is a valid AsyncAPI 3 document for @asyncapi/parser (no errors, no warnings)', async () => {
+    const { document, diagnostics } = await new Parser().parse(JSON.stringify(doc));
+    const problems = diagnostics
+      .filter((d) => d.severity <= 1)
+      .map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`);
+    expect(problems).toEqual([]);
+    expect(document?.version()).toMatch(/^3\./);
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((c) => c.address()),
+    ).toEqual(expect.arrayContaining(['/v1/live/sessions', '/v1/realtime', '/v1/listen']));
+  });
+
+  it('documents each socket the service serves: the address answers a handshake without credentials with 401', async () => {
+    for (const channel of Object.values<Doc>(doc.channels)) {
+      const refusal = await SocketClient.refusal(`${wsBase}${channel.address}?encoding=linear16&sample_rate=24000`);
+      expect({ address: channel.address, status: refusal.status, code: refusal.body.error.code }).toEqual({
+        address: channel.address,
+        status: 401,
+        code: 'missing_api_key',
+      });
+      expect(channel['x-handshake-refusals']).toContainEqual({ status: 401, code: 'missing_api_key' });
+    }
+  });
+
+  it("has close reasons and codes from the session core's close rules", () => {
+    const live = doc.channels.live['x-session-ends'];
+    expect(live).toContainEqual(
+      expect.objectContaining({ close_reason: 'close_requested', detail: 'client_requested', close_code: 1000 }),
+    );
+    expect(live).toContainEqual(
+      expect.objectContaining({ close_reason: 'connection_lost', detail: 'server_shutdown', close_code: 1001 }),
+    );
+    expect(doc.channels.listen['x-session-ends']).toContainEqual(
+      expect.objectContaining({ close_reason: 'expired', detail: 'idle_timeout', close_code: 1011 }),
+    );
+    expect(doc.components.schemas.CloseReason.enum).toEqual(['close_requested', 'expired', 'connection_lost']);
+  });
+
+  it("documents client messages the dialects' real parsers accept", () => {
+    for (const [id, channel] of Object.entries<Doc>(doc.channels)) {
+      expect({ id, hasParser: id in ACCEPTS }).toEqual({ id, hasParser: true });
+      const received = doc.operations[`${id}.client`].messages.map((m: { $ref: string }) => m.$ref.split('/').pop());
+      for (const name of received) {
+        const message = channel.messages[name];
+        if (message.contentType !== 'application/json') continue;
+        expect({ name, examples: (message.examples ?? []).length > 0 }).toEqual({ name, examples: true });
+        for (const { payload } of message.examples) {
+          expect({ name, problems: schemaProblems(payload, message.payload, doc) }).toEqual({ name, problems: [] });
+          expect({ name, accepted: ACCEPTS[id](JSON.stringify(payload)) }).toEqual({ name, accepted: true });
+        }
+      }
+    }
+  });
+
+  it('describes every frame of a real live session', async () => {
+    const c = await SocketClient.open(`${wsBase}/v1/live/sessions`, { headers: { authorization: `Bearer ${apiKey}` } });
+    c.send({ type: 'session.input_audio.append', audio: '' }); // before start: session_not_started
+    c.send({ type: 'session.start', event_id: 's1', session: { model: 'vendor-voicechat' } });
+    await c.waitFor('session.started');
+    c.sendRaw('{not json');
+    c.send({ type: 'response.create', event_id: 'r1' });
+    c.send({ type: 'session.update', event_id: 'u1', session: { model: 'vendor-asr-streaming' } });
+    c.send({ type: 'session.update', event_id: 'u2', session: {} });
+    for (const chunk of chunks(UTTERANCE, 100))
+      c.send({ type: 'session.input_audio.append', audio: chunk.toString('base64') });
+    await c.waitFor((e) => e.type === 'session.turn.event' && e.event.type === 'response_started');
+    c.send({ type: 'session.input_audio.mute', event_id: 'm1' });
+    c.send({ type: 'session.input_audio.append', audio: silence(80).toString('base64') });
+    c.send({ type: 'session.input_audio.unmute' });
+    await c.waitFor('session.input_audio.unmuted');
+    c.send({ type: 'session.close', event_id: 'c1' });
+    await c.waitFor('session.closed');
+    expect(await c.waitClosed()).toBe(1000);
+    const seen = new Set(c.events.map((e) => e.type));
+    for (const type of [
+      'error',
+      'session.turn.event',
+      'session.input_transcript.delta',
+      'session.output_audio.delta',
+      'session.input_audio.warning',
+      'session.usage.updated',
+      'session.updated',
+      'session.input_audio.muted',
+    ]) {
+      expect({ type, seen: seen.has(type) }).toEqual({ type, seen: true });
+    }
+    expect(conform('live', c)).toEqual([]);
+  });
+
+  it('describes every frame of a real Realtime session, to its expiry', async () => {
+    const c = await SocketClient.open(`${wsBase}/v1/realtime?intent=transcription`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    c.send({
+      type: 'session.update',
+      session: { type: 'transcription', audio: { input: { transcription: { language: 'en' } } } },
+    });
+    await c.waitFor('session.updated');
+    c.send({ type: 'response.create' });
+    c.send({ type: 'input_audio_buffer.commit', event_id: 'empty' });
+    for (const chunk of chunks(UTTERANCE, 100))
+      c.send({ type: 'input_audio_buffer.append', audio: chunk.toString('base64') });
+    await c.waitFor('conversation.item.input_audio_transcription.completed');
+    c.send({ type: 'input_audio_buffer.clear' });
+    await c.waitFor('input_audio_buffer.cleared');
+    await c.waitFor((e) => e.type === 'error' && e.error.code === 'session_expired', 8000);
+    await c.waitClosed();
+    expect(conform('realtime', c)).toEqual([]);
+  });
+
+  it('describes every frame of a real Deepgram session', async () => {
+    const query =
+      'encoding=linear16&sample_rate=24000&interim_results=true&vad_events=true&utterance_end_ms=1000&punctuate=true';
+    const c = await SocketClient.open(`${wsBase}/v1/listen?${query}`, {
+      headers: { authorization: `Token ${apiKey}` },
+    });
+    for (const chunk of chunks(Buffer.concat([UTTERANCE, silence(1000)]), 100)) c.sendRaw(chunk, true);
+    await c.waitFor('UtteranceEnd');
+    c.send({ type: 'KeepAlive' });
+    for (const chunk of chunks(tone(400), 100)) c.sendRaw(chunk, true);
+    c.send({ type: 'Finalize' });
+    await c.waitFor((e) => e.type === 'Results' && e.from_finalize === true);
+    c.send({ type: 'CloseStream' });
+    await c.waitFor('Metadata');
+    expect(await c.waitClosed()).toBe(1000);
+    expect(new Set(c.events.map((e) => e.type))).toEqual(
+      new Set(['Results', 'SpeechStarted', 'UtteranceEnd', 'Metadata']),
+    );
+    expect(conform('listen', c)).toEqual([]);
+  });
+});
