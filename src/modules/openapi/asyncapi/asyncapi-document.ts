@@ -123,7 +123,7 @@ export function buildAsyncApiDocument(dialects: readonly SocketDialectDoc[] = SO
     };
   }
   return sortKeys({
-    asyncapi: '3.0.0',
+    asyncapi: '3.1.0',
     info: { title: 'Continuum sockets', version: 'v1', description: DESCRIPTION },
     defaultContentType: 'application/json',
     servers: {
