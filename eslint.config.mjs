@@ -58,4 +58,10 @@ export default tseslint.config(
     files: ['test/**', '**/*.spec.ts', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  {
+    // Examples are standalone scripts a user runs with node: they read their settings from the environment.
+    files: ['examples/**'],
+    languageOptions: { globals: { fetch: 'readonly' } },
+    rules: { 'no-restricted-properties': 'off' },
+  },
 );
