@@ -170,6 +170,11 @@ export const LISTEN_ASYNCAPI: SocketDialectDoc = {
       cause: { kind: 'start_failed', code: 'capacity_exhausted' },
       lastMessages: '-',
     },
+    {
+      how: 'the engine cannot be opened at connect (failure)',
+      cause: { kind: 'start_failed', code: 'internal_error' },
+      lastMessages: '-',
+    },
   ],
   schemas: SCHEMAS,
 };

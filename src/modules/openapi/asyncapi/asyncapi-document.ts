@@ -82,7 +82,8 @@ const DESCRIPTION = [
     'session, on whichever socket it is presented to first; a secret of a `live` session opens only the live socket.',
   '',
   'Every socket authenticates **before the upgrade**: a refusal is an HTTP answer with the REST status and the ' +
-    '`ErrorEnvelope` body (and `x-request-id`, `Retry-After` where it applies), never a dropped socket.',
+    '`ErrorEnvelope` body (`#/components/schemas/ErrorEnvelope`; with `x-request-id`, and `Retry-After` where it ' +
+    'applies), never a dropped socket. Each channel lists its refusals (`x-handshake-refusals`).',
   '',
   `A session ends with one of the close reasons ${CLOSE_REASONS.map((r) => `\`${r}\``).join(', ')}, recorded on ` +
     'the session (`GET /v1/sessions/{id}`); each channel lists how its sessions end, with the close code.',
