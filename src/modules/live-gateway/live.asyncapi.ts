@@ -7,143 +7,48 @@ import {
   LIVE_PATH,
   LIVE_REFUSED_EVENTS,
   type LiveClientEvent,
-  type LiveServerEventType,
-  type LiveTurnEvent,
+  type LiveServerEvent,
   type LiveWarningCode,
 } from '../../../libs/protocol/live-events';
 import type { MessageDoc, SocketDialectDoc } from '../openapi/asyncapi/socket-dialect-doc';
 import {
   anyJson,
-  array,
   binary,
   bool,
-  constant,
   int,
-  nullable,
-  num,
   object,
   oneOfValues,
   ref,
   str,
   typed,
   type JsonSchema,
+  type SchemaOf,
 } from '../openapi/asyncapi/schema-builders';
-import { LIVE_MODELS, LIVE_VOICE } from './live.protocol.start';
+import {
+  echo,
+  eventId,
+  inputWarnings,
+  LIVE_ERROR_CODES,
+  LIVE_SCHEMAS,
+  serverId,
+  STATS_SCHEMA,
+  TURN_EVENT_SCHEMA,
+  WARNINGS,
+} from './live.asyncapi.schemas';
 import { START_TIMEOUT_MS } from './sockets/socket-limits';
 
-export const LIVE_ERROR_CODES = [
-  'invalid_json',
-  'invalid_event',
-  'unknown_event',
-  'unsupported_event',
-  'message_too_large',
-  'invalid_audio',
-  'invalid_parameter',
-  'missing_parameter',
-  'unknown_parameter',
-  'unsupported_parameter',
-  'immutable_parameter',
-  'unsupported_audio_format',
-  'invalid_voice',
-  'session_config_locked',
-  'session_not_started',
-  'session_already_started',
-  'session_closed',
-  'concurrency_limit_exceeded',
-  'insufficient_credit',
-  'capacity_exhausted',
-  'internal_error',
-  'engine_error',
-] as const;
-
-const WARNINGS: Record<LiveWarningCode, string> = {
-  audio_while_muted: 'audio arrived while muted (once per mute): still metered, the engine hears silence',
-  partial_frame: 'an append that is not a whole number of 80 ms frames (once per session); the rest is carried over',
-  input_faster_than_realtime: 'input is more than 2 s ahead of the wall clock',
-  input_dropped: 'input more than 5 s ahead of the wall clock was dropped and not metered',
-  output_audio_dropped: 'the client reads too slowly: output audio past 256 KiB of backlog was dropped',
+/** One entry per event type, whose payload lists exactly the event's fields: checked by the compiler. */
+type Documented<Event extends { type: string }> = {
+  [Type in Event['type']]: MessageDoc & { payload: SchemaOf<Extract<Event, { type: Type }>> };
 };
 
-const TURN_EVENTS: Record<LiveTurnEvent['type'], JsonSchema> = {
-  speech_started: typed('speech_started', { item_id: str(), start_ms: int('On the input audio timeline.', 0) }),
-  speech_stopped: typed('speech_stopped', { item_id: str(), end_ms: int('On the input audio timeline.', 0) }),
-  response_started: typed('response_started', { item_id: str('The answer’s item.') }),
-  response_done: typed('response_done', {
-    item_id: str(),
-    interrupted: bool('The answer was cut by barge-in (the user spoke).'),
-  }),
-};
-
-const eventId = { event_id: str('The client’s id; echoed as `client_event_id` by the answer.') };
-const echo = { client_event_id: str('The `event_id` of the client event this answers, when it had one.') };
-const serverId = { event_id: str('Server event id (`evt_<n>`).') };
-const inputWarnings = (Object.keys(WARNINGS) as LiveWarningCode[]).filter((c) => c !== 'output_audio_dropped');
-
-const SCHEMAS: Record<string, JsonSchema> = {
-  LiveSessionConfig: object(
-    {},
-    {
-      model: oneOfValues(Object.keys(LIVE_MODELS), 'Required unless the client secret already names it.'),
-      audio: object(
-        {},
-        {
-          format: nullable(object({ type: constant('audio/pcm') }, { rate: nullable(constant(24000)) })),
-          output: object(
-            {},
-            {
-              voice: nullable({ oneOf: [constant(LIVE_VOICE), object({ id: constant(LIVE_VOICE) })] }),
-              encoding: oneOfValues(['base64', 'binary'], 'binary: output audio comes as binary frames of raw pcm16.'),
-            },
-          ),
-        },
-      ),
-      instructions: nullable(constant(''), 'Unsupported (the persona is fixed): null or empty only.'),
-      input: nullable(array(anyJson(), 'Unsupported (no starting history): empty only.')),
-      delegation: nullable(object({ type: constant('client') })),
-      store: nullable(constant(false)),
-      triggers: nullable(array(anyJson(), 'Unsupported: empty only.')),
-      client: anyJson('Accepted and ignored.'),
-    },
-    'Omitted values take defaults; with a client secret, anything given must equal the secret’s configuration.',
-  ),
-  LiveSession: object({
-    id: str('The session id (`sess_…`), as in `GET /v1/sessions/{id}`.'),
-    object: constant('session'),
-    type: oneOfValues(['live', 'transcription']),
-    model: str(),
-    status: constant('active', 'Always `active`, also inside `session.closed` (the convention’s rule).'),
-    expires_at: int('Unix seconds: when the session reaches its maximum duration.'),
-    audio: object(
-      { format: object({ type: constant('audio/pcm'), rate: constant(24000) }) },
-      { output: object({ voice: constant(LIVE_VOICE), encoding: oneOfValues(['base64', 'binary']) }) },
-    ),
-    instructions: { type: 'null' },
-    input: { type: 'array', maxItems: 0 },
-    delegation: object({ type: constant('client') }),
-    store: constant(false),
-  }),
-  LiveUsage: object({
-    seconds: num('Cumulative audio seconds: frames × 0.08.'),
-    frames: int('Cumulative billable 80 ms input frames.', 0),
-  }),
-  LiveError: object(
-    {
-      type: oneOfValues(['invalid_request_error', 'server_error']),
-      code: oneOfValues(LIVE_ERROR_CODES),
-      message: str(),
-      param: nullable(str()),
-    },
-    echo,
-  ),
-};
-
-const plain = (type: string, summary: string, withId: Record<string, JsonSchema>): MessageDoc => ({
+const plain = <F extends Record<string, JsonSchema>>(type: string, summary: string, withId: F) => ({
   summary,
   payload: typed(type, {}, withId),
   examples: [{ type }],
 });
 
-const CLIENT: Record<LiveClientEvent['type'], MessageDoc> = {
+const CLIENT: Documented<LiveClientEvent> = {
   'session.start': {
     summary: 'Starts the session; must be the first event.',
     description: `Answered by \`session.started\`. A socket that sends none within ${START_TIMEOUT_MS / 1000} s is closed with 1008.`,
@@ -179,7 +84,7 @@ const CLIENT: Record<LiveClientEvent['type'], MessageDoc> = {
   'session.input_audio.unmute': plain('session.input_audio.unmute', 'Ends a mute.', eventId),
 };
 
-const transcript = (type: string, summary: string): MessageDoc => ({
+const transcript = (type: string, summary: string) => ({
   summary,
   payload: typed(
     type,
@@ -194,13 +99,13 @@ const transcript = (type: string, summary: string): MessageDoc => ({
     { transcript: str('The item’s whole text, on the delta with `done: true`.') },
   ),
 });
-const warning = (type: string, codes: readonly LiveWarningCode[]): MessageDoc => ({
+const warning = (type: string, codes: readonly LiveWarningCode[]) => ({
   summary: 'Something about the audio the client should know; the session goes on.',
   description: codes.map((c) => `\`${c}\`: ${WARNINGS[c]}`).join('; '),
   payload: typed(type, { ...serverId, code: oneOfValues(codes), message: str() }),
 });
 
-const SERVER: Record<LiveServerEventType, MessageDoc> = {
+const SERVER: Documented<LiveServerEvent> = {
   'session.started': {
     summary: 'The session runs.',
     payload: typed('session.started', { ...serverId, session: ref('LiveSession') }, echo),
@@ -236,7 +141,7 @@ const SERVER: Record<LiveServerEventType, MessageDoc> = {
   },
   'session.turn.event': {
     summary: 'Turn taking: speech started/stopped, the answer started/done (or interrupted by barge-in).',
-    payload: typed('session.turn.event', { ...serverId, event: { oneOf: Object.values(TURN_EVENTS) } }),
+    payload: typed('session.turn.event', { ...serverId, event: TURN_EVENT_SCHEMA }),
   },
   'session.input_audio.warning': warning('session.input_audio.warning', inputWarnings),
   'session.output_audio.warning': warning('session.output_audio.warning', ['output_audio_dropped']),
@@ -254,23 +159,7 @@ const SERVER: Record<LiveServerEventType, MessageDoc> = {
         session: ref('LiveSession'),
         usage: ref('LiveUsage'),
         detail: str('The finer cause (see the table of this channel).'),
-        stats: object(
-          Object.fromEntries(
-            [
-              'duration_ms',
-              'input_frames',
-              'muted_frames',
-              'dropped_input_ms',
-              'output_frames',
-              'output_dropped_frames',
-              'turns',
-              'responses',
-              'interruptions',
-              'warnings',
-              'errors',
-            ].map((name) => [name, int(undefined, 0)]),
-          ),
-        ),
+        stats: STATS_SCHEMA,
       },
       echo,
     ),
@@ -338,5 +227,5 @@ export const LIVE_ASYNCAPI: SocketDialectDoc = {
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`session.closed`' },
     { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
   ],
-  schemas: SCHEMAS,
+  schemas: LIVE_SCHEMAS,
 };

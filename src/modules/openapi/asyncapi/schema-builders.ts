@@ -26,12 +26,24 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 export const binary = (description?: string): JsonSchema =>
   described({ type: 'string', format: 'binary' }, description);
 
+type Fields = Record<string, JsonSchema>;
+
+/**
+ * A closed object that remembers its property names in its type (the phantom members are never
+ * set), so a table of schemas can be checked against a protocol's TypeScript types at compile time.
+ * Function-typed phantoms make the check exact: a missing or an extra name is a type error.
+ */
+export interface ObjectSchema<Required extends string, Optional extends string> extends JsonSchema {
+  readonly __required?: (name: Required) => Required;
+  readonly __optional?: (name: Optional) => Optional;
+}
+
 /** A closed object: `required` fields must be present, `optional` ones may be. */
-export function object(
-  required: Record<string, JsonSchema>,
-  optional: Record<string, JsonSchema> = {},
+export function object<R extends Fields, O extends Fields = Record<never, JsonSchema>>(
+  required: R,
+  optional?: O,
   description?: string,
-): JsonSchema {
+): ObjectSchema<keyof R & string, keyof O & string> {
   const names = Object.keys(required);
   return described(
     {
@@ -45,17 +57,18 @@ export function object(
 }
 
 /** An object whose other properties are accepted and ignored (what a client may send beyond ours). */
-export function openObject(
-  required: Record<string, JsonSchema>,
-  optional: Record<string, JsonSchema> = {},
-  description?: string,
-): JsonSchema {
+export function openObject(required: Fields, optional: Fields = {}, description?: string): JsonSchema {
   return { ...object(required, optional, description), additionalProperties: true };
 }
 
 /** A message that names itself in `type`, as every JSON message of the three dialects does. */
-export const typed = (
+export const typed = <R extends Fields, O extends Fields = Record<never, JsonSchema>>(
   type: string,
-  fields: Record<string, JsonSchema>,
-  optional: Record<string, JsonSchema> = {},
-): JsonSchema => object({ type: constant(type), ...fields }, optional);
+  fields: R,
+  optional?: O,
+): ObjectSchema<'type' | (keyof R & string), keyof O & string> => object({ type: constant(type), ...fields }, optional);
+
+/** The names of T's required and optional properties: what an ObjectSchema of T must list. */
+type RequiredNames<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T] & string;
+type OptionalNames<T> = Exclude<keyof T, RequiredNames<T>> & string;
+export type SchemaOf<T> = ObjectSchema<RequiredNames<T>, OptionalNames<T>>;
