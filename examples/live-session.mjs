@@ -11,14 +11,15 @@ if (sampleRate !== 24000) throw new Error('the live socket takes pcm16 at 24000 
 
 const live = new LiveWS(new OpenAI({ apiKey: API_KEY, baseURL: `${BASE_URL}/v1` }));
 let replyBytes = 0;
+let closing = false;
 live.on('event', async (event) => {
   switch (event.type) {
     case 'session.started':
       console.log(`session ${event.session.id} started`);
       // 80 ms frames, as a microphone would deliver them
-      await streamInRealTime(pcm, sampleRate, 80, (frame) =>
-        live.send({ type: 'session.input_audio.append', audio: frame.toString('base64') }),
-      );
+      await streamInRealTime(pcm, sampleRate, 80, (frame) => {
+        if (!closing) live.send({ type: 'session.input_audio.append', audio: frame.toString('base64') });
+      });
       break;
     case 'session.input_transcript.delta':
       if (event.done) console.log(`you:  ${event.transcript}`);
@@ -30,7 +31,10 @@ live.on('event', async (event) => {
       if (event.done) console.log(`aria: ${event.transcript}`);
       break;
     case 'session.turn.event':
-      if (event.event.type === 'response_done') live.send({ type: 'session.close' });
+      if (event.event.type === 'response_done' && !closing) {
+        closing = true; // one answer is enough for this example
+        live.send({ type: 'session.close' });
+      }
       break;
     case 'session.closed':
       console.log(`closed: ${event.reason}, ${event.usage.seconds} s billed, ${replyBytes / 48000} s of answer audio`);

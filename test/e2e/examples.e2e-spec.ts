@@ -78,10 +78,11 @@ describe('examples/', () => {
   });
 
   const node = async (example: string, extra: Record<string, string> = {}) => {
-    const { stdout } = await run(process.execPath, [join(EXAMPLES, example)], {
+    const { stdout, stderr } = await run(process.execPath, [join(EXAMPLES, example)], {
       env: { ...env, ...extra },
       timeout: 90_000,
     });
+    expect({ example, stderr }).toEqual({ example, stderr: '' }); // no error event, no warning
     return stdout;
   };
 
