@@ -183,6 +183,7 @@ export const LIVE_ASYNCAPI: SocketDialectDoc = {
     'An API-key session’s own limits (concurrency, credit) are checked at `session.start` and refused with an ' +
       '`error` of the same code; the socket stays open.',
   ].join('\n'),
+  query: object({}, { token: str('A client secret (browsers); never an API key.') }),
   security: ['bearer', 'token', 'api_key', 'client_secret_query'],
   handshakeRefusals: [
     'missing_api_key',
