@@ -35,7 +35,7 @@ export type AdmissionOutcome =
   | { outcome: 'key_refused' }
   | { outcome: 'no_project' | 'no_credit' }
   /** `nextFreeInMs`: until the first open session stops counting (null when none will by itself). */
-  | { outcome: 'limit'; openSessions: number; nextFreeInMs: number | null };
+  | { outcome: 'limit'; openSessions: number; limit: number; nextFreeInMs: number | null };
 
 /** For an unchecked key, `key` is what the database found (null: no such key). */
 export type AdmissionResult = AdmissionOutcome & { key: KeyCheck | null };
@@ -76,6 +76,9 @@ interface AdmissionRow {
   o_key_revoked: boolean | null;
   o_key_allowed: boolean | null;
   o_key_tokens: number | null;
+  o_key_capacity: number | null;
+  /** The concurrency limit that applied: the project's own or the admission's default. */
+  o_session_limit: number | null;
 }
 
 /** Enough to carry a burst to the database in a few statements, few enough to hold its locks briefly. */
@@ -143,6 +146,7 @@ export class SessionAdmissionRepository {
             revoked: row.o_key_revoked!,
             allowed: row.o_key_allowed!,
             tokens: row.o_key_tokens!,
+            capacity: row.o_key_capacity!,
           }
         : null;
     switch (row.o_outcome) {
@@ -155,7 +159,13 @@ export class SessionAdmissionRepository {
           key,
         };
       case 'limit':
-        return { outcome: 'limit', openSessions: row.o_open_sessions ?? 0, nextFreeInMs: row.o_next_free_ms, key };
+        return {
+          outcome: 'limit',
+          openSessions: row.o_open_sessions ?? 0,
+          limit: row.o_session_limit ?? limits.concurrentSessions,
+          nextFreeInMs: row.o_next_free_ms,
+          key,
+        };
       case 'no_key':
         return { outcome: 'key_refused', key };
       default:
