@@ -105,7 +105,7 @@ export async function runCommand(services: CliServices, args: CliArgs): Promise<
     }
     case 'credit limit': {
       const project = need(args.project, '--project');
-      if (args.unlimited === (args.usd !== undefined))
+      if (Boolean(args.unlimited) === (args.usd !== undefined))
         throw new UsageError('give either --usd <amount> or --unlimited');
       const limit = args.unlimited ? null : parseUsd(args.usd!);
       const entry = await controls.setCreditLimit(project, limit, actor);
