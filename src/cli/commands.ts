@@ -2,7 +2,7 @@ import { usdToMicros } from '../common/money';
 import type { AppConfig } from '../config/app-config';
 import type { LimitSetting, ProjectControlsService } from '../modules/projects/project-controls.service';
 import type { ProjectsService } from '../modules/projects/projects.service';
-import { keyView, ledgerView, projectView } from './views';
+import { keyView, ledgerView, projectView } from '../modules/projects/operator-views';
 
 export const USAGE = `Usage: npm run cli -- <command> [--json] [--actor <name>]
   projects create --name <name>        create a project with the starting credit; prints its first key once
@@ -17,6 +17,7 @@ export const USAGE = `Usage: npm run cli -- <command> [--json] [--actor <name>]
   credit show --project <id> [--last <n>]   balance and the history of changes, newest first
   limits set --project <id> [--concurrent-sessions <n|default>] [--requests-per-minute <n|default>]
   where                                where the data lives (DATABASE_URL or DATA_DIR)
+  admin token                          make an admin API token; the service takes its ADMIN_API_KEY_SHA256
 
   --json      print JSON for scripts (default: text for people)
   --actor     who makes the change, recorded in the project's history (default: user@host)

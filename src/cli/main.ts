@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { AppError } from '../common/errors/app-error';
+import { newAdminToken, sha256Hex } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { ProjectControlsService } from '../modules/projects/project-controls.service';
 import { ProjectsService } from '../modules/projects/projects.service';
@@ -56,6 +57,11 @@ async function main(): Promise<number> {
   const config = AppConfig.fromProcessEnv();
   if (positionals[0] === 'where') {
     print(describeDatabase(config));
+    return 0;
+  }
+  if (positionals.join(' ') === 'admin token') {
+    const token = newAdminToken();
+    print({ token, ADMIN_API_KEY_SHA256: sha256Hex(token) });
     return 0;
   }
   const database = await openCliDatabase(config, values.init ?? false);

@@ -1,9 +1,9 @@
-import { microsToUsd } from '../common/money';
-import { toUnixSeconds, toUnixSecondsOrNull } from '../common/time';
-import type { AppConfig } from '../config/app-config';
-import type { ApiKeyEntity } from '../modules/projects/entities/api-key.entity';
-import type { LedgerEntryEntity } from '../modules/projects/entities/ledger-entry.entity';
-import type { ProjectEntity } from '../modules/projects/entities/project.entity';
+import { microsToUsd } from '../../common/money';
+import { toUnixSeconds, toUnixSecondsOrNull } from '../../common/time';
+import type { AppConfig } from '../../config/app-config';
+import type { ApiKeyEntity } from './entities/api-key.entity';
+import type { LedgerEntryEntity } from './entities/ledger-entry.entity';
+import type { ProjectEntity } from './entities/project.entity';
 
 const usdOrNull = (micros: number | null) => (micros === null ? null : microsToUsd(micros));
 
