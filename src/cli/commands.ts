@@ -71,7 +71,7 @@ export async function runCommand(services: CliServices, args: CliArgs): Promise<
   const show = async (id: string) => projectView(await projects.getProject(id), config);
   switch (`${noun} ${verb}`) {
     case 'projects create': {
-      const { project, key, secret } = await projects.createProject(need(args.name, '--name'));
+      const { project, key, secret } = await projects.createProject(need(args.name, '--name'), undefined, actor);
       return { project: projectView(project, config), key: { ...keyView(key), secret } };
     }
     case 'projects list':

@@ -58,8 +58,8 @@ describe.each(databaseTargets())('console commands on %s', (target) => {
       ['key_rotated', 'alice@test'],
       ['key_revoked', 'alice@test'],
       ['key_created', 'alice@test'],
-      ['key_created', 'system'],
-      ['credit_added', 'system'],
+      ['key_created', 'alice@test'],
+      ['credit_added', 'alice@test'],
     ]);
   });
 

@@ -41,8 +41,8 @@ export class AdminController {
 
   @Post('projects')
   @HttpCode(201)
-  async createProject(@Body() body: NameDto) {
-    const { project, key, secret } = await this.projects.createProject(body.name);
+  async createProject(@Body() body: NameDto, @AdminActor() actor: string) {
+    const { project, key, secret } = await this.projects.createProject(body.name, undefined, actor);
     return { project: projectView(project, this.config), key: { ...keyView(key), secret } };
   }
 

@@ -43,7 +43,11 @@ export class ProjectsService {
   }
 
   /** A new project starts with the configured credit (10 USD by default) and one key. */
-  async createProject(name: string, within?: EntityManager): Promise<{ project: ProjectEntity } & CreatedKey> {
+  async createProject(
+    name: string,
+    within?: EntityManager,
+    actor = 'system',
+  ): Promise<{ project: ProjectEntity } & CreatedKey> {
     const create = async (manager: EntityManager) => {
       const project = manager.create(ProjectEntity, {
         id: newId('proj'),
@@ -54,7 +58,7 @@ export class ProjectsService {
       const { entity, secret } = this.buildKey(project.id, 'default');
       await manager.save(entity);
       // The history starts with the starting credit, so it always adds up to the balance.
-      const start = { projectId: project.id, actor: 'system' };
+      const start = { projectId: project.id, actor };
       await this.ledger.record(manager, {
         ...start,
         kind: 'credit_added',
