@@ -102,4 +102,44 @@ describe.each(databaseTargets())('revoking an API key on %s', (target) => {
     untouched.send({ type: 'session.close' });
     expect((await untouched.waitFor('session.closed')).detail).toBe('client_requested');
   }, 60_000);
+
+  it('tells a Realtime client why: an error key_revoked, then close 1008', async () => {
+    const { apiKey, keyId } = await t.newProject();
+    const realtimeUrl = `${t.baseUrl.replace('http', 'ws')}/v1/realtime?intent=transcription`;
+    const c = await SocketClient.open(realtimeUrl, { headers: { authorization: `Bearer ${apiKey}` } });
+    await c.waitFor('session.created');
+    await projects.revokeKey(keyId, 'test');
+    const error = await c.waitFor('error', HEARTBEAT_BOUND_MS);
+    expect(error.error).toMatchObject({ type: 'invalid_request_error', code: 'key_revoked' });
+    expect(await c.waitClosed()).toBe(1008);
+  }, 60_000);
+
+  it('leaves no session of the key running when redemptions race the revocation', async () => {
+    const { apiKey, keyId } = await t.newProject();
+    await t.dataSource.query(
+      `UPDATE projects SET concurrent_sessions_limit = 20 WHERE id = (SELECT project_id FROM api_keys WHERE id = $1)`,
+      [keyId],
+    );
+    const secrets = await Promise.all(Array.from({ length: 8 }, () => newSecret(apiKey)));
+    const attempts = secrets.map((s) =>
+      SocketClient.open(`${wsUrl}?token=${encodeURIComponent(s.value)}`).then(
+        (c) => ({ opened: c }),
+        (e: { refusal?: { body: { error: { code: string } } } }) => ({ refused: e.refusal?.body.error.code }),
+      ),
+    );
+    await projects.revokeKey(keyId, 'test');
+    const outcomes = await Promise.all(attempts);
+    // Each socket either lost the race (refused: the secret was revoked) or won it and is then ended.
+    for (const o of outcomes) if ('refused' in o) expect(o.refused).toBe('key_revoked');
+    const opened = outcomes.flatMap((o) => ('opened' in o ? [o.opened] : []));
+    for (const c of opened) {
+      c.send(START);
+      expect(await c.waitClosed(HEARTBEAT_BOUND_MS)).toBe(1008);
+    }
+    const open = await t.dataSource.query<{ n: string }[]>(
+      `SELECT count(*) AS n FROM sessions WHERE api_key_id = $1 AND status IN ('pending', 'active')`,
+      [keyId],
+    );
+    expect(Number(open[0].n)).toBe(0);
+  }, 60_000);
 });

@@ -55,6 +55,21 @@ export class ClientSecretsRepository {
   }
 
   /**
+   * Whether the key that issued the secret is revoked, read in a statement of its own: the locking
+   * read above, after waiting for a revocation to commit, sees the secret's new row but other tables
+   * as they were when it started.
+   */
+  async issuedByRevokedKey(manager: EntityManager, secretId: string): Promise<boolean> {
+    const rows: { revoked: boolean }[] = await manager.query(
+      `SELECT EXISTS (SELECT 1 FROM client_secrets c JOIN sessions s ON s.id = c.session_id
+                        JOIN api_keys k ON k.id = s.api_key_id
+                       WHERE c.id = $1 AND k.revoked_at IS NOT NULL) AS revoked`,
+      [secretId],
+    );
+    return rows[0]?.revoked ?? false;
+  }
+
+  /**
    * Marks the secret used and its session active in one statement. Null when the session is no longer
    * pending (the sweeper expired it at the very moment the secret lapsed).
    */

@@ -112,7 +112,10 @@ export class ClientSecretsService {
     return this.dataSource.transaction(async (manager) => {
       const found = await this.secrets.lockByHash(manager, hash);
       // Revoking a key revokes its unused secrets; checking the key too closes any race with that.
-      if (found?.keyRevoked) {
+      if (
+        found &&
+        (found.keyRevoked || (found.revoked && (await this.secrets.issuedByRevokedKey(manager, found.id))))
+      ) {
         throw new AppError('key_revoked', 'The API key that issued this client secret has been revoked');
       }
       if (!found || found.revoked) throw invalidSecret();
