@@ -103,6 +103,18 @@ describe.each(databaseTargets())('revoking an API key on %s', (target) => {
     expect((await untouched.waitFor('session.closed')).detail).toBe('client_requested');
   }, 60_000);
 
+  it('refuses to start a session on a socket whose key was revoked after its handshake', async () => {
+    const { apiKey, keyId } = await t.newProject();
+    const c = await SocketClient.open(wsUrl, { headers: { authorization: `Bearer ${apiKey}` } });
+    await projects.revokeKey(keyId, 'test');
+    c.send(START);
+    expect((await c.waitFor('error')).error.code).toBe('key_revoked');
+    expect(c.ofType('session.started')).toEqual([]);
+    const rows = await t.dataSource.query('SELECT id FROM sessions WHERE api_key_id = $1', [keyId]);
+    expect(rows).toEqual([]);
+    c.ws.close();
+  });
+
   it('tells a Realtime client why: an error key_revoked, then close 1008', async () => {
     const { apiKey, keyId } = await t.newProject();
     const realtimeUrl = `${t.baseUrl.replace('http', 'ws')}/v1/realtime?intent=transcription`;

@@ -40,7 +40,8 @@ $fn$`;
  * As AdmissionBatches' version, with the project's own settings winning over the configured defaults:
  * its concurrency limit (projects.concurrent_sessions_limit, else the admission's session_limit) and
  * its credit limit (refused once the balance is at or below minus credit_limit_micros; never refused
- * when that is NULL). It also returns the limit that applied and the key's bucket size.
+ * when that is NULL), and an admission for a key checked earlier is refused if the key was revoked since
+ * (key_revoked). It also returns the limit that applied and the key's bucket size.
  */
 const ADMIT_SESSIONS_V2 = `
 CREATE FUNCTION continuum_admit_sessions(p_admissions jsonb)
@@ -71,6 +72,11 @@ BEGIN
     d := a[i];
     IF d.key_hash IS NULL THEN
       v_project[i] := d.project_id; v_key[i] := d.api_key_id;
+      -- A key checked earlier (at a socket's handshake) may have been revoked since.
+      IF d.api_key_id IS NOT NULL
+         AND EXISTS (SELECT 1 FROM api_keys k WHERE k.id = d.api_key_id AND k.revoked_at IS NOT NULL) THEN
+        v_refused[i] := 'key_revoked';
+      END IF;
       CONTINUE;
     END IF;
     SELECT * INTO t FROM continuum_take_request_token(d.key_hash, d.rate_capacity, d.rate_refill_per_second);

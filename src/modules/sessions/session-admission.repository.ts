@@ -33,7 +33,8 @@ export type AdmissionOutcome =
   | { outcome: 'admitted'; createdAt: Date; startedAt: Date | null; expiresAt: Date | null }
   /** The unchecked key is unknown (`key` null), or revoked or out of tokens: nothing was admitted. */
   | { outcome: 'key_refused' }
-  | { outcome: 'no_project' | 'no_credit' }
+  /** A key checked before (a socket's handshake) was revoked since. */
+  | { outcome: 'no_project' | 'no_credit' | 'key_revoked' }
   /** `nextFreeInMs`: until the first open session stops counting (null when none will by itself). */
   | { outcome: 'limit'; openSessions: number; limit: number; nextFreeInMs: number | null };
 
@@ -65,7 +66,7 @@ interface AdmissionInput {
 
 interface AdmissionRow {
   o_index: number;
-  o_outcome: 'admitted' | 'no_key' | 'key_refused' | 'no_project' | 'no_credit' | 'limit';
+  o_outcome: 'admitted' | 'no_key' | 'key_refused' | 'key_revoked' | 'no_project' | 'no_credit' | 'limit';
   o_open_sessions: number | null;
   o_next_free_ms: number | null;
   o_created_at: Date | null;

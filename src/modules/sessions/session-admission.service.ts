@@ -58,6 +58,8 @@ export class SessionAdmissionService {
         );
       case 'no_project':
         throw new AppError('not_found', 'The project does not exist');
+      case 'key_revoked':
+        throw new AppError('key_revoked', 'The API key has been revoked');
       case 'key_refused':
         throw new Error('a refused key was settled without a refusal');
     }
