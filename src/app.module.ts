@@ -5,6 +5,7 @@ import { RequestValidationPipe } from './common/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseLocation, DatabaseModule } from './database/database.module';
+import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { ClientSecretsModule } from './modules/client-secrets/client-secrets.module';
 import { HealthModule } from './modules/health/health.module';
@@ -37,6 +38,7 @@ export class AppModule {
         UsageModule,
         EnginesModule,
         LiveGatewayModule,
+        AdminModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

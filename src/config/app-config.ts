@@ -30,6 +30,8 @@ export class AppConfig {
   readonly sessionHeartbeatTimeoutSeconds: number;
   readonly sessionReaperIntervalSeconds: number;
   readonly sessionExpirySweepSeconds: number;
+  /** SHA-256 (hex) of the admin token; null: no admin API. */
+  readonly adminApiKeySha256: string | null;
 
   constructor(env: Record<string, string | undefined>) {
     const e = parseEnvironment(env);
@@ -57,6 +59,7 @@ export class AppConfig {
     this.sessionHeartbeatTimeoutSeconds = e.SESSION_HEARTBEAT_TIMEOUT_SECONDS;
     this.sessionReaperIntervalSeconds = e.SESSION_REAPER_INTERVAL_SECONDS;
     this.sessionExpirySweepSeconds = e.SESSION_EXPIRY_SWEEP_SECONDS;
+    this.adminApiKeySha256 = e.ADMIN_API_KEY_SHA256 ?? null;
   }
 
   /** Reads the process environment; the only place in the service that does. */

@@ -48,6 +48,14 @@ export class Environment {
   @ValidateIf((e: Environment) => e.TLS_CERT_FILE !== undefined)
   @IsString({ message: 'TLS_KEY_FILE is required with TLS_CERT_FILE' })
   TLS_KEY_FILE?: string;
+  /**
+   * SHA-256 (hex) of the admin token that opens /v1/admin (`npm run cli -- admin token` makes one).
+   * Unset: the admin API does not exist (404), the console CLI is the only way to manage projects.
+   */
+  @trimmed
+  @IsOptional()
+  @Matches(/^[0-9a-f]{64}$/, { message: 'ADMIN_API_KEY_SHA256 must be 64 lowercase hex digits (a SHA-256)' })
+  ADMIN_API_KEY_SHA256?: string;
   @IsIn(LOG_LEVELS) LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
   @IsInt() @Min(1) @Max(3600) MAX_SESSION_SECONDS: number = 120;
@@ -87,7 +95,7 @@ export function parseEnvironment(env: Record<string, string | undefined>): Envir
   for (const key of Object.keys(new Environment())) {
     if (env[key] !== undefined) raw[key] = env[key];
   }
-  for (const key of ['PUBLIC_URL', 'DATABASE_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE']) {
+  for (const key of ['PUBLIC_URL', 'DATABASE_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'ADMIN_API_KEY_SHA256']) {
     if (env[key] !== undefined) raw[key] = env[key];
   }
   const parsed = plainToInstance(Environment, raw, { enableImplicitConversion: true, exposeDefaultValues: true });

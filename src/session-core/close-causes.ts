@@ -10,6 +10,8 @@ export type CloseCause =
   | { readonly kind: 'client'; readonly clientEventId?: string }
   /** `DELETE /v1/sessions/{id}` while the socket is open. */
   | { readonly kind: 'deleted' }
+  /** The API key that opened the session (or issued its client secret) was revoked. */
+  | { readonly kind: 'key_revoked' }
   /** The maximum session duration was reached. */
   | { readonly kind: 'expired' }
   /** A dialect's own idle rule (Deepgram closes after ~10 s without audio). */
@@ -47,6 +49,9 @@ export function closeOutcome(cause: CloseCause): CloseOutcome {
       return { reason: 'close_requested', detail: 'client_requested', closeCode: 1000, notify: true };
     case 'deleted':
       return { reason: 'close_requested', detail: 'session_deleted', closeCode: 1000, notify: true };
+    case 'key_revoked':
+      // An operator's request, like a deletion; 1008 (policy): the credential behind it is gone.
+      return { reason: 'close_requested', detail: 'key_revoked', closeCode: 1008, notify: true };
     case 'expired':
       return { reason: 'expired', detail: 'max_duration_reached', closeCode: 1000, notify: true };
     case 'idle':

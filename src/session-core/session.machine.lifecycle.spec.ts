@@ -104,6 +104,7 @@ describe('SessionMachine closing', () => {
 
   it.each([
     [{ kind: 'deleted' } as const, 'close_requested', 'session_deleted', 1000],
+    [{ kind: 'key_revoked' } as const, 'close_requested', 'key_revoked', 1008],
     [{ kind: 'shutdown' } as const, 'connection_lost', 'server_shutdown', 1001],
     [{ kind: 'engine_failed', message: 'boom' } as const, 'connection_lost', 'engine_failed', 1011],
     [{ kind: 'client_not_reading' } as const, 'connection_lost', 'client_not_reading', 1008],

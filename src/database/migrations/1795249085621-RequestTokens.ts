@@ -1,17 +1,7 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
 
-/**
- * continuum_take_request_token() finds an API key by its hash and takes one token from its request
- * bucket, in one statement that commits without waiting for the WAL flush: the bucket and
- * last_used_at are bookkeeping a crash may roll back by a moment (the worst case is a few requests
- * over the limit), and a flush on every authenticated request would make every request wait for
- * the disk. The row lock of the UPDATE keeps the bucket exact across instances.
- */
-export class RequestTokens1795249085621 implements MigrationInterface {
-    name = 'RequestTokens1795249085621'
-
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+/** The function as this migration creates it; a later migration's down() restores it. */
+export const TAKE_REQUEST_TOKEN_V1 = `
 CREATE FUNCTION continuum_take_request_token(p_key_hash bpchar, p_capacity float8, p_refill_per_second float8)
 RETURNS TABLE (o_id varchar, o_project_id varchar, o_revoked boolean, o_allowed boolean, o_tokens float8)
 LANGUAGE plpgsql VOLATILE AS $fn$
@@ -33,7 +23,20 @@ BEGIN
    WHERE k.id = b.id
   RETURNING k.id, k.project_id, k.revoked_at IS NOT NULL, k.rl_allowed, k.rl_tokens;
 END
-$fn$`);
+$fn$`;
+
+/**
+ * continuum_take_request_token() finds an API key by its hash and takes one token from its request
+ * bucket, in one statement that commits without waiting for the WAL flush: the bucket and
+ * last_used_at are bookkeeping a crash may roll back by a moment (the worst case is a few requests
+ * over the limit), and a flush on every authenticated request would make every request wait for
+ * the disk. The row lock of the UPDATE keeps the bucket exact across instances.
+ */
+export class RequestTokens1795249085621 implements MigrationInterface {
+    name = 'RequestTokens1795249085621'
+
+    public async up(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(TAKE_REQUEST_TOKEN_V1);
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {

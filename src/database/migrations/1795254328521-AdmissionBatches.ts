@@ -1,33 +1,8 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
 import { ADMIT_SESSION_V1 } from "./1795241750846-SessionAdmission";
 
-/**
- * continuum_admit_sessions() admits a batch of sessions in one statement: the admissions that queued
- * in the service while every connection was busy go to the database together, so they share one
- * round trip, one snapshot and one commit. Each admission is judged exactly as if it ran alone, in the
- * batch's order: an admission given a key hash first takes that key's request token
- * (continuum_take_request_token()) and is admitted only for the key's project if the key is known,
- * unrevoked and within its rate; then the project's row is locked, the credit checked and the open
- * sessions counted (an earlier admission of the same batch counts), and the session and its secret
- * are inserted.
- *
- * Every batch takes its row locks in one global order, all key rows by hash and then all project rows
- * by id, so two batches never wait on each other in a cycle. Measured with pgbench on this machine,
- * 10 clients: batches of 5 admitted 7,600 sessions/s, one admission per statement 6,000/s.
- */
-export class AdmissionBatches1795254328521 implements MigrationInterface {
-    name = 'AdmissionBatches1795254328521'
-
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`DROP FUNCTION continuum_admit_session(varchar, varchar, varchar, varchar, varchar, varchar, varchar, varchar, varchar, int, jsonb, jsonb, int, int, varchar, varchar)`);
-        await queryRunner.query(`
-CREATE TYPE continuum_admission AS (
-  key_hash bpchar, rate_capacity float8, rate_refill_per_second float8,
-  session_id varchar, project_id varchar, api_key_id varchar, type varchar, model varchar,
-  status varchar, pool varchar, region varchar, instance_id varchar, ttl_seconds int,
-  metadata jsonb, audio jsonb, max_session_seconds int, session_limit int,
-  secret_id varchar, secret_hash varchar)`);
-        await queryRunner.query(`
+/** The function as this migration creates it; a later migration's down() restores it. */
+export const ADMIT_SESSIONS_V1 = `
 CREATE FUNCTION continuum_admit_sessions(p_admissions jsonb)
 RETURNS TABLE (o_index int, o_outcome text, o_open_sessions int, o_next_free_ms int,
                o_created_at timestamptz, o_started_at timestamptz, o_expires_at timestamptz,
@@ -118,7 +93,35 @@ BEGIN
     o_outcome := 'admitted'; RETURN NEXT;
   END LOOP;
 END
-$fn$`);
+$fn$`;
+
+/**
+ * continuum_admit_sessions() admits a batch of sessions in one statement: the admissions that queued
+ * in the service while every connection was busy go to the database together, so they share one
+ * round trip, one snapshot and one commit. Each admission is judged exactly as if it ran alone, in the
+ * batch's order: an admission given a key hash first takes that key's request token
+ * (continuum_take_request_token()) and is admitted only for the key's project if the key is known,
+ * unrevoked and within its rate; then the project's row is locked, the credit checked and the open
+ * sessions counted (an earlier admission of the same batch counts), and the session and its secret
+ * are inserted.
+ *
+ * Every batch takes its row locks in one global order, all key rows by hash and then all project rows
+ * by id, so two batches never wait on each other in a cycle. Measured with pgbench on this machine,
+ * 10 clients: batches of 5 admitted 7,600 sessions/s, one admission per statement 6,000/s.
+ */
+export class AdmissionBatches1795254328521 implements MigrationInterface {
+    name = 'AdmissionBatches1795254328521'
+
+    public async up(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`DROP FUNCTION continuum_admit_session(varchar, varchar, varchar, varchar, varchar, varchar, varchar, varchar, varchar, int, jsonb, jsonb, int, int, varchar, varchar)`);
+        await queryRunner.query(`
+CREATE TYPE continuum_admission AS (
+  key_hash bpchar, rate_capacity float8, rate_refill_per_second float8,
+  session_id varchar, project_id varchar, api_key_id varchar, type varchar, model varchar,
+  status varchar, pool varchar, region varchar, instance_id varchar, ttl_seconds int,
+  metadata jsonb, audio jsonb, max_session_seconds int, session_limit int,
+  secret_id varchar, secret_hash varchar)`);
+        await queryRunner.query(ADMIT_SESSIONS_V1);
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {

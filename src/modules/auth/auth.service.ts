@@ -88,7 +88,9 @@ export class AuthService {
   private settle(check: KeyCheck | null, request: AuthRequest): ApiKeyPrincipal {
     if (!check) throw invalidKey();
     if (check.revoked) throw new AppError('key_revoked', 'The API key has been revoked');
-    const { capacity, refillPerSecond } = this.rate;
+    // The project's own rate when an operator set one; the bucket refills its capacity every minute.
+    const capacity = check.capacity;
+    const refillPerSecond = capacity / 60;
     request.rateLimit = {
       limit: capacity,
       remaining: Math.max(0, Math.floor(check.tokens)),

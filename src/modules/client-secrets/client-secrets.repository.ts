@@ -8,13 +8,16 @@ export interface LockedSecret {
   id: string;
   used: boolean;
   revoked: boolean;
+  /** The API key that issued it was revoked (which revoked the secret too). */
+  keyRevoked: boolean;
   lapsed: boolean;
 }
 
 /** The session a redemption activated, with what the caller still has to check. */
 export interface ActivatedSession extends OpenedSession {
   secretExpiresAt: Date;
-  balanceMicros: number;
+  /** The project's balance is above its credit limit, or it has none. */
+  hasCredit: boolean;
 }
 
 interface ActivatedRow {
@@ -29,19 +32,41 @@ interface ActivatedRow {
   metadata: Record<string, string>;
   started_at: Date;
   secret_expires_at: Date;
-  balance_micros: string;
+  has_credit: boolean;
 }
 
 @Injectable()
 export class ClientSecretsRepository {
   /** Concurrent redemptions of one secret queue on this lock; each then sees the winner's used_at. */
   async lockByHash(manager: EntityManager, secretHash: string): Promise<LockedSecret | null> {
-    const rows: { id: string; used: boolean; revoked: boolean; lapsed: boolean }[] = await manager.query(
-      `SELECT id, used_at IS NOT NULL AS used, revoked_at IS NOT NULL AS revoked, expires_at <= now() AS lapsed
-         FROM client_secrets WHERE secret_hash = $1 FOR UPDATE`,
-      [secretHash],
+    const rows: { id: string; used: boolean; revoked: boolean; key_revoked: boolean; lapsed: boolean }[] =
+      await manager.query(
+        `SELECT c.id, c.used_at IS NOT NULL AS used, c.revoked_at IS NOT NULL AS revoked,
+                c.expires_at <= now() AS lapsed,
+                EXISTS (SELECT 1 FROM sessions s JOIN api_keys k ON k.id = s.api_key_id
+                         WHERE s.id = c.session_id AND k.revoked_at IS NOT NULL) AS key_revoked
+           FROM client_secrets c WHERE c.secret_hash = $1 FOR UPDATE OF c`,
+        [secretHash],
+      );
+    const row = rows[0];
+    return row
+      ? { id: row.id, used: row.used, revoked: row.revoked, keyRevoked: row.key_revoked, lapsed: row.lapsed }
+      : null;
+  }
+
+  /**
+   * Whether the key that issued the secret is revoked, read in a statement of its own: the locking
+   * read above, after waiting for a revocation to commit, sees the secret's new row but other tables
+   * as they were when it started.
+   */
+  async issuedByRevokedKey(manager: EntityManager, secretId: string): Promise<boolean> {
+    const rows: { revoked: boolean }[] = await manager.query(
+      `SELECT EXISTS (SELECT 1 FROM client_secrets c JOIN sessions s ON s.id = c.session_id
+                        JOIN api_keys k ON k.id = s.api_key_id
+                       WHERE c.id = $1 AND k.revoked_at IS NOT NULL) AS revoked`,
+      [secretId],
     );
-    return rows[0] ?? null;
+    return rows[0]?.revoked ?? false;
   }
 
   /**
@@ -63,7 +88,8 @@ export class ClientSecretsRepository {
          FROM used, projects p
         WHERE s.id = used.session_id AND p.id = s.project_id AND s.status = 'pending' AND s.deleted_at IS NULL
        RETURNING s.id, s.project_id, s.api_key_id, s.type, s.model, s.pool, s.region, s.audio, s.metadata,
-                 s.started_at, used.expires_at AS secret_expires_at, p.balance_micros`,
+                 s.started_at, used.expires_at AS secret_expires_at,
+                 (p.credit_limit_micros IS NULL OR p.balance_micros > -p.credit_limit_micros) AS has_credit`,
       [secretId, instanceId],
     );
     const row = rows[0];
@@ -80,7 +106,7 @@ export class ClientSecretsRepository {
       metadata: row.metadata,
       startedAt: row.started_at,
       secretExpiresAt: row.secret_expires_at,
-      balanceMicros: Number(row.balance_micros),
+      hasCredit: row.has_credit,
     };
   }
 }

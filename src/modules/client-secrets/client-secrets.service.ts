@@ -102,7 +102,8 @@ export class ClientSecretsService {
    * For the socket layer: trades a client secret for its session, in one transaction. The secret must
    * be known, not revoked, unused and unexpired; it is marked used and its session becomes `active`
    * (started now), so the session never falls between pending and active. The project must still have
-   * credit. Throws AppError: invalid_client_secret (401), client_secret_used (409),
+   * credit. Throws AppError: invalid_client_secret (401), key_revoked (401: the key that issued it was
+   * revoked), client_secret_used (409),
    * client_secret_expired (401), insufficient_credit (403). Of concurrent redemptions exactly one wins.
    */
   async redeem(secret: string, options: RedeemOptions = {}): Promise<OpenedSession> {
@@ -110,16 +111,23 @@ export class ClientSecretsService {
     const hash = sha256Hex(secret);
     return this.dataSource.transaction(async (manager) => {
       const found = await this.secrets.lockByHash(manager, hash);
+      // Revoking a key revokes its unused secrets; checking the key too closes any race with that.
+      if (
+        found &&
+        (found.keyRevoked || (found.revoked && (await this.secrets.issuedByRevokedKey(manager, found.id))))
+      ) {
+        throw new AppError('key_revoked', 'The API key that issued this client secret has been revoked');
+      }
       if (!found || found.revoked) throw invalidSecret();
       if (found.used) throw new AppError('client_secret_used', 'This client secret already opened its session');
       if (found.lapsed) throw expiredSecret();
       const activated = await this.secrets.useAndActivate(manager, found.id, options.instanceId ?? null);
       if (!activated) throw expiredSecret();
-      if (activated.balanceMicros <= 0) {
+      if (!activated.hasCredit) {
         // Thrown inside the transaction: the secret stays unused and the session pending.
         throw new AppError('insufficient_credit', 'The project has no credit left; add credit to start sessions');
       }
-      const { balanceMicros: _balance, ...session } = activated;
+      const { hasCredit: _credit, ...session } = activated;
       return session;
     });
   }

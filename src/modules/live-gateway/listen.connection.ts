@@ -103,6 +103,7 @@ export class ListenConnection {
 export const CLOSE_REASONS: Readonly<Record<string, string>> = {
   idle_timeout: 'NET-0001: no audio or text message was received within the 10 s timeout window',
   invalid_input: 'DATA-0000: the payload could not be decoded as audio or a control message',
+  key_revoked: 'the API key that opened this stream was revoked',
 };
 
 /** The session core's view of a Deepgram socket: a normal close says nothing, as Deepgram's does. */

@@ -215,6 +215,10 @@ describe('RealtimeRenderer', () => {
     expect(renderAll(new RealtimeRenderer('sess_abc'), [closed('session_deleted')])[0].error.code).toBe(
       'session_deleted',
     );
+    expect(renderAll(new RealtimeRenderer('sess_abc'), [closed('key_revoked')])[0].error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'key_revoked',
+    });
     expect(renderAll(new RealtimeRenderer('sess_abc'), [closed('server_shutdown')])[0].error).toMatchObject({
       type: 'server_error',
       code: 'server_shutdown',

@@ -194,6 +194,14 @@ function closingError(event: Extract<ServerEvent, { type: 'closed' }>): Json | n
         param: null,
         event_id: null,
       };
+    case 'key_revoked':
+      return {
+        type: 'invalid_request_error',
+        code: 'key_revoked',
+        message: 'The API key that opened this session was revoked.',
+        param: null,
+        event_id: null,
+      };
     case 'client_requested':
     case 'client_disconnected':
       return null;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiKeyEntity } from './entities/api-key.entity';
 
 export interface KeyCheck {
@@ -9,6 +9,8 @@ export interface KeyCheck {
   revoked: boolean;
   allowed: boolean;
   tokens: number;
+  /** The bucket's size (requests per minute): the project's own, or the configured default. */
+  capacity: number;
 }
 
 @Injectable()
@@ -21,12 +23,18 @@ export class ApiKeysRepository {
    * flush (migration RequestTokens explains why).
    */
   async checkAndConsume(keyHash: string, capacity: number, refillPerSecond: number): Promise<KeyCheck | null> {
-    const rows: { o_id: string; o_project_id: string; o_revoked: boolean; o_allowed: boolean; o_tokens: number }[] =
-      await this.keys.query('SELECT * FROM continuum_take_request_token($1, $2, $3)', [
-        keyHash,
-        capacity,
-        refillPerSecond,
-      ]);
+    const rows: {
+      o_id: string;
+      o_project_id: string;
+      o_revoked: boolean;
+      o_allowed: boolean;
+      o_tokens: number;
+      o_capacity: number;
+    }[] = await this.keys.query('SELECT * FROM continuum_take_request_token($1, $2, $3)', [
+      keyHash,
+      capacity,
+      refillPerSecond,
+    ]);
     const row = rows[0];
     if (!row) return null;
     return {
@@ -35,6 +43,7 @@ export class ApiKeysRepository {
       revoked: row.o_revoked,
       allowed: row.o_allowed,
       tokens: row.o_tokens,
+      capacity: row.o_capacity,
     };
   }
 
@@ -46,9 +55,34 @@ export class ApiKeysRepository {
     return this.keys.find({ where: { projectId }, order: { createdAt: 'ASC' } });
   }
 
-  async revoke(id: string): Promise<boolean> {
-    const result = await this.keys.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
-    return (result.affected ?? 0) > 0;
+  /**
+   * Revokes the key and every client secret it issued that is not used yet; their pending sessions
+   * stop counting toward the limit (closed, close_requested). Locks secrets before sessions, in the
+   * order redemption takes them: a redemption that won its secret first leaves an active session,
+   * which the heartbeat of its socket's holder ends. Returns whether the key was newly revoked and
+   * how many secrets were.
+   */
+  async revokeWithSecrets(manager: EntityManager, id: string): Promise<{ newly: boolean; secrets: number }> {
+    const result = await manager.update(ApiKeyEntity, { id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    const [secrets] = (await manager.query(
+      `UPDATE client_secrets c SET revoked_at = now()
+         FROM sessions s
+        WHERE s.id = c.session_id AND s.api_key_id = $1 AND s.status = 'pending'
+          AND c.used_at IS NULL AND c.revoked_at IS NULL
+       RETURNING c.session_id`,
+      [id],
+    )) as [{ session_id: string }[], number];
+    if (secrets.length > 0) {
+      await manager.query(
+        `UPDATE sessions SET
+           status = CASE WHEN expires_at <= now() THEN 'expired' ELSE 'closed' END,
+           close_reason = CASE WHEN expires_at > now() THEN 'close_requested' ELSE close_reason END,
+           ended_at = CASE WHEN expires_at > now() THEN now() ELSE ended_at END
+         WHERE id = ANY($1) AND status = 'pending'`,
+        [secrets.map((s) => s.session_id)],
+      );
+    }
+    return { newly: (result.affected ?? 0) > 0, secrets: secrets.length };
   }
 
   findById(id: string): Promise<ApiKeyEntity | null> {

@@ -6,7 +6,7 @@ import { CLIENT_SECRET_TTL } from './project-limits';
 import { ProjectDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
 
-/** Builds the project resource: stored balance plus the limits in force from configuration. */
+/** Builds the project resource: stored balance and the limits in force (the project's own, else configured). */
 @Injectable()
 export class ProjectView {
   constructor(
@@ -21,9 +21,10 @@ export class ProjectView {
       object: 'project',
       name: project.name,
       balance_usd: microsToUsd(project.balanceMicros),
+      credit_limit_usd: project.creditLimitMicros === null ? null : microsToUsd(project.creditLimitMicros),
       limits: {
-        concurrent_sessions: this.config.concurrentSessionsLimit,
-        requests_per_minute: this.config.rateLimitPerMinute,
+        concurrent_sessions: project.concurrentSessionsLimit ?? this.config.concurrentSessionsLimit,
+        requests_per_minute: project.requestsPerMinute ?? this.config.rateLimitPerMinute,
         max_session_seconds: this.config.maxSessionSeconds,
         client_secret_ttl_default_seconds: CLIENT_SECRET_TTL.defaultSeconds,
         client_secret_ttl_max_seconds: CLIENT_SECRET_TTL.maxSeconds,

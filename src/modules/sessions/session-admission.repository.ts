@@ -33,9 +33,10 @@ export type AdmissionOutcome =
   | { outcome: 'admitted'; createdAt: Date; startedAt: Date | null; expiresAt: Date | null }
   /** The unchecked key is unknown (`key` null), or revoked or out of tokens: nothing was admitted. */
   | { outcome: 'key_refused' }
-  | { outcome: 'no_project' | 'no_credit' }
+  /** A key checked before (a socket's handshake) was revoked since. */
+  | { outcome: 'no_project' | 'no_credit' | 'key_revoked' }
   /** `nextFreeInMs`: until the first open session stops counting (null when none will by itself). */
-  | { outcome: 'limit'; openSessions: number; nextFreeInMs: number | null };
+  | { outcome: 'limit'; openSessions: number; limit: number; nextFreeInMs: number | null };
 
 /** For an unchecked key, `key` is what the database found (null: no such key). */
 export type AdmissionResult = AdmissionOutcome & { key: KeyCheck | null };
@@ -65,7 +66,7 @@ interface AdmissionInput {
 
 interface AdmissionRow {
   o_index: number;
-  o_outcome: 'admitted' | 'no_key' | 'key_refused' | 'no_project' | 'no_credit' | 'limit';
+  o_outcome: 'admitted' | 'no_key' | 'key_refused' | 'key_revoked' | 'no_project' | 'no_credit' | 'limit';
   o_open_sessions: number | null;
   o_next_free_ms: number | null;
   o_created_at: Date | null;
@@ -76,6 +77,9 @@ interface AdmissionRow {
   o_key_revoked: boolean | null;
   o_key_allowed: boolean | null;
   o_key_tokens: number | null;
+  o_key_capacity: number | null;
+  /** The concurrency limit that applied: the project's own or the admission's default. */
+  o_session_limit: number | null;
 }
 
 /** Enough to carry a burst to the database in a few statements, few enough to hold its locks briefly. */
@@ -143,6 +147,7 @@ export class SessionAdmissionRepository {
             revoked: row.o_key_revoked!,
             allowed: row.o_key_allowed!,
             tokens: row.o_key_tokens!,
+            capacity: row.o_key_capacity!,
           }
         : null;
     switch (row.o_outcome) {
@@ -155,7 +160,13 @@ export class SessionAdmissionRepository {
           key,
         };
       case 'limit':
-        return { outcome: 'limit', openSessions: row.o_open_sessions ?? 0, nextFreeInMs: row.o_next_free_ms, key };
+        return {
+          outcome: 'limit',
+          openSessions: row.o_open_sessions ?? 0,
+          limit: row.o_session_limit ?? limits.concurrentSessions,
+          nextFreeInMs: row.o_next_free_ms,
+          key,
+        };
       case 'no_key':
         return { outcome: 'key_refused', key };
       default:

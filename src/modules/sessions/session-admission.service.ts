@@ -17,7 +17,8 @@ const DEFAULT_RETRY_AFTER_MS = 1000;
 
 /**
  * The one gate every new session passes, issued with a secret or opened on a socket with an API key:
- * credit above zero and fewer pending-plus-active sessions than the limit. Checked and inserted
+ * credit above the project's credit limit (if it has one) and fewer pending-plus-active sessions than
+ * the project's concurrency limit (its own, else the configured one). Checked and inserted
  * atomically under the project's row lock, so the limit holds across instances on one PostgreSQL.
  * A presented (not yet checked) key is checked in the same statement.
  */
@@ -33,10 +34,9 @@ export class SessionAdmissionService {
     session: NewSession,
     admission: Admission,
   ): Promise<AdmittedSession> {
-    const limit = this.config.concurrentSessionsLimit;
     const presented = 'hash' in caller ? caller : null;
     const result = await this.admissions.admit(toAdmissionCaller(caller), session, admission, {
-      concurrentSessions: limit,
+      concurrentSessions: this.config.concurrentSessionsLimit,
       maxSessionSeconds: this.config.maxSessionSeconds,
     });
     // Throws for an unknown, revoked or rate-limited key before anything else is said.
@@ -53,11 +53,13 @@ export class SessionAdmissionService {
       case 'limit':
         throw new AppError(
           'concurrency_limit_exceeded',
-          `The project already has ${result.openSessions} pending or active sessions (limit ${limit})`,
+          `The project already has ${result.openSessions} pending or active sessions (limit ${result.limit})`,
           { retryAfterMs: result.nextFreeInMs ?? DEFAULT_RETRY_AFTER_MS },
         );
       case 'no_project':
         throw new AppError('not_found', 'The project does not exist');
+      case 'key_revoked':
+        throw new AppError('key_revoked', 'The API key has been revoked');
       case 'key_refused':
         throw new Error('a refused key was settled without a refusal');
     }

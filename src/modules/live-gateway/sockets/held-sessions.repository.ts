@@ -8,17 +8,24 @@ export class HeldSessionsRepository {
 
   /**
    * Says "still alive" for every held session in one statement (the reaper on any instance closes
-   * sessions whose holder went silent), and returns those that a DELETE on another instance hid,
-   * whose sockets must now be ended here.
+   * sessions whose holder went silent), and returns those whose sockets must now be ended here:
+   * hidden by a DELETE, or opened with an API key that was revoked since (by any instance or the CLI).
    */
-  async heartbeat(instanceId: string, sessionIds: readonly string[]): Promise<{ deleted: string[] }> {
-    if (sessionIds.length === 0) return { deleted: [] };
+  async heartbeat(
+    instanceId: string,
+    sessionIds: readonly string[],
+  ): Promise<{ deleted: string[]; keyRevoked: string[] }> {
+    if (sessionIds.length === 0) return { deleted: [], keyRevoked: [] };
     const [rows] = (await this.dataSource.query(
-      `UPDATE sessions SET instance_id = $1, heartbeat_at = now()
-       WHERE id = ANY($2) AND status = 'active'
-       RETURNING id, deleted_at IS NOT NULL AS deleted`,
+      `UPDATE sessions s SET instance_id = $1, heartbeat_at = now()
+       WHERE s.id = ANY($2) AND s.status = 'active'
+       RETURNING s.id, s.deleted_at IS NOT NULL AS deleted,
+                 EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.api_key_id AND k.revoked_at IS NOT NULL) AS key_revoked`,
       [instanceId, sessionIds],
-    )) as [{ id: string; deleted: boolean }[], number];
-    return { deleted: rows.filter((r) => r.deleted).map((r) => r.id) };
+    )) as [{ id: string; deleted: boolean; key_revoked: boolean }[], number];
+    return {
+      deleted: rows.filter((r) => r.deleted).map((r) => r.id),
+      keyRevoked: rows.filter((r) => !r.deleted && r.key_revoked).map((r) => r.id),
+    };
   }
 }

@@ -20,7 +20,7 @@ const DRAIN_POLL_MS = 250;
 
 /**
  * The sessions whose sockets this instance holds, for every dialect: DELETE reaches them here (at
- * once on this instance, within a heartbeat from another), the heartbeat keeps the reaper away, and
+ * once on this instance, within a heartbeat from another), as does a key's revocation (within a heartbeat), the heartbeat keeps the reaper away, and
  * shutdown drains them: no new sockets, live ones get the grace period, then each is closed and
  * recorded (never left `active`).
  */
@@ -82,8 +82,11 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     if (this.beating) return;
     this.beating = (async () => {
       try {
-        const { deleted } = await this.held.heartbeat(this.instance.id, this.registry.ids());
-        await Promise.all(deleted.map((id) => this.registry.end(id, { kind: 'deleted' })));
+        const { deleted, keyRevoked } = await this.held.heartbeat(this.instance.id, this.registry.ids());
+        await Promise.all([
+          ...deleted.map((id) => this.registry.end(id, { kind: 'deleted' })),
+          ...keyRevoked.map((id) => this.registry.end(id, { kind: 'key_revoked' })),
+        ]);
       } catch (error) {
         this.logger.error({ err: error }, 'session heartbeat failed');
       } finally {

@@ -7,8 +7,8 @@ export function wsTransport(ws: WebSocket): TransportPort {
     send: (frame) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(frame);
     },
-    // 1008 is for a client that stopped reading: waiting for its close handshake would wait forever.
-    close: (code, reason) => (code === 1008 ? ws.terminate() : ws.close(code, reason)),
+    // A client that stopped reading would never answer a close handshake: waiting for it would wait forever.
+    close: (code, reason) => (reason === 'client_not_reading' ? ws.terminate() : ws.close(code, reason)),
     get bufferedAmount() {
       return ws.bufferedAmount;
     },

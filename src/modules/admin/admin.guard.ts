@@ -1,0 +1,40 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { AppError } from '../../common/errors/app-error';
+import { digestsEqual, sha256Hex } from '../../common/ids';
+import { AppConfig } from '../../config/app-config';
+
+const ACTOR = /^[\x21-\x7e][\x20-\x7e]{0,99}$/;
+
+/**
+ * The admin API's own door, apart from API keys: without ADMIN_API_KEY_SHA256 the routes do not exist
+ * (404); with it, only `Authorization: Bearer <admin token>` whose SHA-256 matches passes, compared in
+ * constant time. An API key, however valid, is refused.
+ */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  constructor(private readonly config: AppConfig) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const expected = this.config.adminApiKeySha256;
+    if (!expected) throw new AppError('not_found', 'Not found');
+    const request = context.switchToHttp().getRequest<{ headers: IncomingHttpHeaders; adminActor?: string }>();
+    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (!token) throw new AppError('missing_api_key', 'Send the admin token as "Authorization: Bearer <token>"');
+    if (!digestsEqual(sha256Hex(token), expected))
+      throw new AppError('invalid_api_key', 'The admin token is not valid');
+    request.adminActor = actorOf(request.headers['x-continuum-actor']);
+    return true;
+  }
+}
+
+/** Who is recorded in the project's history: `admin-api`, or what the caller names in X-Continuum-Actor. */
+function actorOf(header: string | string[] | undefined): string {
+  if (header === undefined) return 'admin-api';
+  if (typeof header !== 'string' || !ACTOR.test(header)) {
+    throw new AppError('invalid_parameter', 'X-Continuum-Actor must be 1 to 100 printable ASCII characters', {
+      param: 'x-continuum-actor',
+    });
+  }
+  return `admin-api:${header}`;
+}
