@@ -10,3 +10,4 @@ export * from './live/session-end.js';
 export * from './live/live-session.js';
 export * from './live/connect.js';
 export type * from '../../protocol/live-events.js';
+export * from './live/latency.js';

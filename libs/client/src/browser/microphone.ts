@@ -25,7 +25,13 @@ export async function startMicrophone(options: MicrophoneOptions): Promise<Micro
   const context = options.context ?? new AudioContext();
   const owned = !options.context;
   const stream = await navigator.mediaDevices.getUserMedia({
-    audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true, ...options.constraints },
+    audio: {
+      channelCount: 1,
+      echoCancellation: true,
+      noiseSuppression: true,
+      autoGainControl: true,
+      ...options.constraints,
+    },
   });
   try {
     await context.audioWorklet.addModule(options.workletUrl ?? new URL('./capture.worklet.js', import.meta.url));

@@ -1,7 +1,10 @@
 import { StreamingResampler } from './resampler.js';
 
 const sine = (rate: number, hz: number, seconds: number, amplitude = 0.5) =>
-  Float32Array.from({ length: Math.round(rate * seconds) }, (_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / rate));
+  Float32Array.from(
+    { length: Math.round(rate * seconds) },
+    (_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / rate),
+  );
 
 const rms = (pcm: Int16Array) => Math.sqrt(pcm.reduce((sum, s) => sum + s * s, 0) / pcm.length);
 

@@ -63,7 +63,8 @@ function lowPass(cutoff: number): Float32Array {
   for (let i = 0; i < TAPS; i++) {
     const x = i - middle;
     const sinc = x === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * x) / (Math.PI * x);
-    const window = 0.42 - 0.5 * Math.cos((2 * Math.PI * i) / (TAPS - 1)) + 0.08 * Math.cos((4 * Math.PI * i) / (TAPS - 1));
+    const window =
+      0.42 - 0.5 * Math.cos((2 * Math.PI * i) / (TAPS - 1)) + 0.08 * Math.cos((4 * Math.PI * i) / (TAPS - 1));
     kernel[i] = sinc * window;
     total += kernel[i];
   }

@@ -77,7 +77,8 @@ export class ContinuumApiError extends Error {
         body,
       );
     }
-    if (response.status === 422) return new ContinuumApiError(422, 'validation_error', describe422(body), null, null, body);
+    if (response.status === 422)
+      return new ContinuumApiError(422, 'validation_error', describe422(body), null, null, body);
     return new ContinuumApiError(response.status, `http_${response.status}`, response.statusText, null, null, body);
   }
 }
@@ -94,9 +95,7 @@ function describe422(body: unknown): string {
 }
 
 /** openapi-fetch's result, narrowed: the data on success, a ContinuumApiError otherwise. */
-export async function unwrap<T>(
-  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<T> {
+export async function unwrap<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await pending;
   if (response.ok && error === undefined) return data as T;
   throw ContinuumApiError.from(response, error ?? null);
