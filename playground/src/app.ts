@@ -20,7 +20,7 @@ import {
   streamAtRealTime,
   type Microphone,
 } from '@continuum/client/browser';
-import { describeSecretRefusal, describeSessionEnd } from './messages.js';
+import { describeSecretRefusal, describeSessionEnd, describeTurn } from './messages.js';
 import { append, ms, resetSessionView, setStatus, showError, source, view } from './view.js';
 
 interface Run {
@@ -169,11 +169,9 @@ function follow(session: LiveSession, run: Run): void {
         view.reply.textContent =
           event.done && event.transcript ? event.transcript : view.reply.textContent + event.delta;
         break;
-      case 'session.turn.event': {
-        const { type, ...rest } = event.event;
-        append(view.turns, `${type} ${JSON.stringify(rest)}`);
+      case 'session.turn.event':
+        append(view.turns, describeTurn(event.event));
         break;
-      }
       case 'session.usage.updated':
         run.meteredSeconds = event.usage.seconds;
         renderUsage(run);

@@ -1,4 +1,4 @@
-import { ContinuumApiError, describeEnd, type LiveSessionEnd } from '@continuum/client';
+import { ContinuumApiError, describeEnd, type LiveSessionEnd, type LiveTurnEvent } from '@continuum/client';
 
 /** What to tell a person when minting the client secret failed. */
 export function describeSecretRefusal(error: unknown): string {
@@ -36,4 +36,18 @@ export function describeSessionEnd(end: LiveSessionEnd): { text: string; problem
   if (end.kind === 'not_opened') return { text: describeEnd(end), problem: true };
   const problem = end.reason === 'connection_lost';
   return { text: `${end.reason}: ${describeEnd(end)}`, problem };
+}
+
+/** One line per turn event: what happened, to which item, where on the input timeline. */
+export function describeTurn(event: LiveTurnEvent): string {
+  switch (event.type) {
+    case 'speech_started':
+      return `speech started at ${event.start_ms} ms (${event.item_id})`;
+    case 'speech_stopped':
+      return `speech stopped at ${event.end_ms} ms (${event.item_id})`;
+    case 'response_started':
+      return `answer started (${event.item_id})`;
+    case 'response_done':
+      return `answer ${event.interrupted ? 'cut by barge-in' : 'played out'} (${event.item_id})`;
+  }
 }

@@ -20,10 +20,14 @@ export function findPlaygroundAssets(from = __dirname): string | null {
  */
 export function servePlayground(app: NestFastifyApplication, root = findPlaygroundAssets()): boolean {
   if (!root) return false;
+  // Relative, so it also holds behind a proxy that serves the service under a path prefix.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .get(PLAYGROUND_PATH.slice(0, -1), (_request, reply) => reply.redirect('playground/', 301));
   app.useStaticAssets({
     root,
     prefix: PLAYGROUND_PATH,
-    redirect: true, // /playground → /playground/
     decorateReply: false, // Swagger UI's static files already decorate the reply
     index: ['index.html'],
     cacheControl: true,

@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import {
+  concatAudio,
+  fliteUtterances,
+  silence,
+  toSessionAudio,
+} from '../../src/engines/embedded/testing/speech-fixtures';
+import { artifactPath, Browser, buildPlayground, CHROMIUM, launchChromium } from '../support/chromium';
+import { databaseTargets } from '../support/test-database';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The playground in Debian's Chromium, with a fake microphone speaking a flite sentence: the page is
+ * public, mints a client secret with the pasted key, opens the socket with the secret (never the key),
+ * shows the transcript, plays the persona's answer, and explains a refused key. Screenshots go to
+ * test-artifacts/.
+ */
+const describeIfChromium = existsSync(CHROMIUM) ? describe : describe.skip;
+
+describeIfChromium('playground in Chromium', () => {
+  let t: TestApp;
+  let apiKey: string;
+  let browser: Browser;
+  const socketUrls: string[] = [];
+  const secretRequests: { url: string; authorization: string | undefined }[] = [];
+
+  beforeAll(async () => {
+    await buildPlayground();
+    t = await startTestApp(databaseTargets()[0], { env: { SPEECH_ENGINE: 'embedded', ENGINE_MAX_STREAMS: '2' } });
+    ({ apiKey } = await t.newProject('playground'));
+    const [ask] = await fliteUtterances('awb', ['what time is it right now']);
+    // Long trailing silence: Chromium loops the file, and the answer must play before the question returns.
+    browser = await launchChromium(concatAudio([silence(600), toSessionAudio(ask.clip), silence(14_000)]));
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const openPage = async (): Promise<Page> => {
+    const page = await browser.context.newPage();
+    page.on('websocket', (ws) => socketUrls.push(ws.url()));
+    page.on('request', (request) => {
+      if (request.url().includes('client_secrets')) {
+        secretRequests.push({ url: request.url(), authorization: request.headers()['authorization'] });
+      }
+    });
+    const response = await page.goto(`${t.baseUrl}/playground`);
+    expect(response?.status()).toBe(200); // public: no key needed for the page itself
+    expect(page.url()).toBe(`${t.baseUrl}/playground/`);
+    return page;
+  };
+
+  const start = async (page: Page, key: string, model: string) => {
+    await page.fill('#api-key', key);
+    await page.selectOption('#model', model);
+    await page.click('#start');
+  };
+
+  it('transcribes the microphone through a client secret, and the key stays out of URLs and storage', async () => {
+    const page = await openPage();
+    await start(page, apiKey, 'vendor-asr-streaming');
+    await page.locator('#finals li', { hasText: /time/ }).first().waitFor({ timeout: 60_000 });
+    expect(await page.textContent('#lat-partial')).toMatch(/^\d+ ms$/);
+    expect(await page.textContent('#lat-final')).toMatch(/^\d+ ms$/);
+    expect(await page.textContent('#turns')).toMatch(/speech started at \d+ ms/);
+    await page.screenshot({ path: artifactPath('playground-transcription.png'), fullPage: true });
+
+    await page.click('#stop');
+    await page.locator('#close-reason', { hasText: 'close_requested' }).waitFor();
+    expect(await page.textContent('#usage')).toMatch(/^[1-9]\d*\.\d\d s metered/);
+
+    // The key went once, in a header, to mint the secret; the socket carried the secret.
+    expect(secretRequests).toEqual([{ url: `${t.baseUrl}/v1/live/client_secrets`, authorization: `Bearer ${apiKey}` }]);
+    expect(socketUrls).toHaveLength(1);
+    expect(socketUrls[0]).toMatch(/\/v1\/live\/sessions\?token=ek_[0-9A-Za-z]+$/);
+    // Evaluated in the page (a string: this file is compiled without the DOM library).
+    const stored = await page.evaluate<string>(
+      'JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie, location.href])',
+    );
+    const cookies = JSON.stringify(await browser.context.cookies());
+    for (const place of [...socketUrls, stored, cookies]) expect(place).not.toContain(apiKey);
+    await page.close();
+  }, 120_000);
+
+  it('talks with vendor-voicechat: the answer is written and heard', async () => {
+    const page = await openPage();
+    await start(page, apiKey, 'vendor-voicechat');
+    await page.locator('#reply', { hasText: /^It is / }).waitFor({ timeout: 60_000 });
+    // The output's AnalyserNode reads the answer's samples while they play.
+    const peak = await page.evaluate<number>(`(async () => {
+      const player = globalThis.continuumPlayground.player;
+      let loudest = 0;
+      for (let i = 0; i < 60 && loudest < 0.05; i++) {
+        loudest = Math.max(loudest, player.level());
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return loudest;
+    })()`);
+    expect(peak).toBeGreaterThan(0.05);
+    await page.locator('#lat-answer', { hasText: /^\d+ ms$/ }).waitFor();
+    await page.screenshot({ path: artifactPath('playground-voicechat.png'), fullPage: true });
+    await page.click('#stop');
+    await page.locator('#close-reason', { hasText: 'close_requested' }).waitFor();
+    await page.close();
+  }, 120_000);
+
+  it('explains a refused key and opens no socket', async () => {
+    const before = socketUrls.length;
+    const page = await openPage();
+    await start(page, 'wk_this_key_does_not_exist', 'vendor-voicechat');
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toMatch(/API key was refused \(invalid_api_key\)/);
+    expect(socketUrls).toHaveLength(before);
+    expect(await page.isEnabled('#start')).toBe(true);
+    await page.screenshot({ path: artifactPath('playground-refused-key.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+});
