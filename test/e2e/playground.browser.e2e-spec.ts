@@ -106,6 +106,34 @@ describeIfChromium('playground in Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it("plays chunks back to back with no gap, and falls silent at once on flush (the browser's own renderer)", async () => {
+    const page = await openPage();
+    // Rendered offline by Chromium's Web Audio: a continuous 300 Hz tone cut into 50 ms chunks, then a flush.
+    const result = await page.evaluate<{ maxGapError: number; playedRms: number; afterFlushPeak: number }>(`(async () => {
+      const { PcmPlayer } = await import('@continuum/client/browser');
+      const rate = 24000, chunk = 1200, chunks = 20;
+      const context = new OfflineAudioContext(1, rate * 2, rate);
+      const player = new PcmPlayer({ context, jitterMs: 100 });
+      const tone = (i) => Math.round(12000 * Math.sin((2 * Math.PI * 300 * i) / rate));
+      for (let c = 0; c < chunks; c++) player.enqueue(Int16Array.from({ length: chunk }, (_, i) => tone(c * chunk + i)));
+      const flushAt = 0.1 + 0.5; // half a second into playback
+      context.suspend(flushAt).then(() => { player.flush(); context.resume(); });
+      const out = (await context.startRendering()).getChannelData(0);
+      const start = Math.round(0.1 * rate), stop = Math.round(flushAt * rate);
+      let maxGapError = 0, sum = 0, afterFlushPeak = 0;
+      for (let i = start; i < stop; i++) {
+        maxGapError = Math.max(maxGapError, Math.abs(out[i] - tone(i - start) / 32768));
+        sum += out[i] * out[i];
+      }
+      for (let i = stop + 128; i < out.length; i++) afterFlushPeak = Math.max(afterFlushPeak, Math.abs(out[i]));
+      return { maxGapError, playedRms: Math.sqrt(sum / (stop - start)), afterFlushPeak };
+    })()`);
+    expect(result.playedRms).toBeGreaterThan(0.2); // 12000/32768/√2 ≈ 0.26
+    expect(result.maxGapError).toBeLessThan(0.01); // sample-exact joins: a gap would read as the tone's full level
+    expect(result.afterFlushPeak).toBe(0); // within one render quantum (128 samples) of the flush
+    await page.close();
+  }, 60_000);
+
   it('explains a refused key and opens no socket', async () => {
     const before = socketUrls.length;
     const page = await openPage();

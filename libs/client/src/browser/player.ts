@@ -2,7 +2,8 @@ import { SAMPLE_RATE } from '../live/pcm.js';
 import { pcm16ToFloat } from './resampler.js';
 
 export interface PlayerOptions {
-  context?: AudioContext;
+  /** An OfflineAudioContext works too (rendering tests). */
+  context?: BaseAudioContext;
   /** Audio held back before playback starts, to ride out network jitter. */
   jitterMs?: number;
 }
@@ -13,7 +14,7 @@ export interface PlayerOptions {
  * everything at once (barge-in). All output goes through `analyser` (level meters, tests).
  */
 export class PcmPlayer {
-  readonly context: AudioContext;
+  readonly context: BaseAudioContext;
   readonly analyser: AnalyserNode;
   private readonly jitter: number;
   private readonly scheduled = new Set<AudioBufferSourceNode>();
@@ -77,6 +78,6 @@ export class PcmPlayer {
 
   async close(): Promise<void> {
     this.flush();
-    await this.context.close();
+    if (this.context instanceof AudioContext) await this.context.close();
   }
 }
