@@ -109,7 +109,11 @@ describeIfChromium('playground in Chromium', () => {
   it("plays chunks back to back with no gap, and falls silent at once on flush (the browser's own renderer)", async () => {
     const page = await openPage();
     // Rendered offline by Chromium's Web Audio: a continuous 300 Hz tone cut into 50 ms chunks, then a flush.
-    const result = await page.evaluate<{ maxGapError: number; playedRms: number; afterFlushPeak: number }>(`(async () => {
+    const result = await page.evaluate<{
+      maxGapError: number;
+      playedRms: number;
+      afterFlushPeak: number;
+    }>(`(async () => {
       const { PcmPlayer } = await import('@continuum/client/browser');
       const rate = 24000, chunk = 1200, chunks = 20;
       const context = new OfflineAudioContext(1, rate * 2, rate);

@@ -32,7 +32,6 @@ export function connectWithApiKey(options: ApiKeyConnectOptions): Promise<LiveSe
       socket.terminate(); // ws waits for this before it reports the close
     });
   });
-  socket.on('error', () => undefined); // reported as the session's end instead
   return startLiveSession(socket as unknown as WebSocketLike, options.session, {
     ...options,
     handshakeRefusal: () => refusal,

@@ -87,6 +87,8 @@ export class LiveSession implements AsyncIterable<LiveSessionEvent> {
     socket.addEventListener('open', () => (this.opened = true));
     socket.addEventListener('message', (event: { data: unknown }) => this.receive(event.data));
     socket.addEventListener('close', (event: { code: number; reason: string }) => this.ended(event.code, event.reason));
+    // Failures always end in `close`, which reports them; a listener also keeps `ws` from throwing.
+    socket.addEventListener('error', () => undefined);
   }
 
   /** Milliseconds of input audio sent so far: the position on the server's input timeline. */
