@@ -6,7 +6,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Continuum')
     .setDescription(
       'Session API for hosted continuous speech models: live voice conversations (`vendor-voicechat`) and ' +
-        'streaming transcription (`vendor-asr-streaming`). Public beta.',
+        'streaming transcription (`vendor-asr-streaming`). Public beta.' +
+        '\n\nTry it in a browser: [the playground](/playground/) (talk, or watch your speech transcribed).',
     )
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' }, 'bearer')
