@@ -6,6 +6,7 @@ import {
   silence,
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
+import { connectWithApiKey } from '../../libs/client/src/node.js';
 import { artifactPath, Browser, buildPlayground, CHROMIUM, launchChromium } from '../support/chromium';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -135,6 +136,27 @@ describeIfChromium('playground in Chromium', () => {
     expect(result.playedRms).toBeGreaterThan(0.2); // 12000/32768/√2 ≈ 0.26
     expect(result.maxGapError).toBeLessThan(0.01); // sample-exact joins: a gap would read as the tone's full level
     expect(result.afterFlushPeak).toBe(0); // within one render quantum (128 samples) of the flush
+    await page.close();
+  }, 60_000);
+
+  it('explains a service at capacity and a project without credit', async () => {
+    const page = await openPage();
+    // The app has two engine streams: two open sessions take them all.
+    const busy = await Promise.all(
+      [1, 2].map(() => connectWithApiKey({ baseUrl: t.baseUrl, apiKey, session: { model: 'vendor-asr-streaming' } })),
+    );
+    try {
+      await start(page, apiKey, 'vendor-asr-streaming');
+      await page.waitForSelector('#error:not([hidden])');
+      expect(await page.textContent('#error')).toMatch(/at capacity: every speech stream is busy\. Try again in \d+ s/);
+    } finally {
+      await Promise.all(busy.map((session) => session.close()));
+    }
+    const broke = await t.newProject('no credit');
+    await t.dataSource.query('UPDATE projects SET balance_micros = 0 WHERE id = $1', [broke.projectId]);
+    await start(page, broke.apiKey, 'vendor-voicechat');
+    await page.locator('#error', { hasText: /credit is used up/ }).waitFor();
+    await page.screenshot({ path: artifactPath('playground-no-credit.png'), fullPage: true });
     await page.close();
   }, 60_000);
 
