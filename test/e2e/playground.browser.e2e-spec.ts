@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import {
   concatAudio,
@@ -7,6 +7,7 @@ import {
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
 import { connectWithApiKey } from '../../libs/client/src/node.js';
+import { encodeWav } from '../../src/engines/embedded/audio/wav';
 import { artifactPath, Browser, buildPlayground, CHROMIUM, launchChromium } from '../support/chromium';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -84,6 +85,22 @@ describeIfChromium('playground in Chromium', () => {
     for (const place of [...socketUrls, stored, cookies]) expect(place).not.toContain(apiKey);
     await page.close();
   }, 120_000);
+
+  it('transcribes a WAV file chosen in the page (decoded, resampled and sent at real time)', async () => {
+    const [said] = await fliteUtterances('awb', ['turn off the lights in the kitchen']);
+    const wav = artifactPath('lights.wav');
+    // At flite's own rate (not 24 kHz), so the page's decoder and resampler do real work.
+    writeFileSync(wav, encodeWav({ sampleRate: said.clip.sampleRate, samples: said.clip.samples }));
+    const page = await openPage();
+    await page.setInputFiles('#file', wav);
+    expect(await page.isChecked('input[name="source"][value="file"]')).toBe(true);
+    await start(page, apiKey, 'vendor-asr-streaming');
+    await page.locator('#finals li', { hasText: /lights/ }).waitFor({ timeout: 60_000 });
+    await page.locator('#status', { hasText: /File sent/ }).waitFor();
+    await page.click('#stop');
+    await page.locator('#close-reason', { hasText: 'close_requested' }).waitFor();
+    await page.close();
+  }, 60_000);
 
   it('talks with vendor-voicechat: the answer is written and heard', async () => {
     const page = await openPage();
