@@ -74,6 +74,8 @@ export class LiveSession implements AsyncIterable<LiveSessionEvent> {
   private readonly frames = new FrameAssembler();
   private closedEvent: EventOf<'session.closed'> | null = null;
   private opened = false;
+  /** While set, received frames and the close wait here (see `hold`). */
+  private held: (() => void)[] | null = null;
   private sentFrames = 0;
   private resolveClosed!: (end: LiveSessionEnd) => void;
 
@@ -85,8 +87,10 @@ export class LiveSession implements AsyncIterable<LiveSessionEvent> {
     socket.binaryType = 'arraybuffer';
     if (socket.readyState === OPEN) this.opened = true;
     socket.addEventListener('open', () => (this.opened = true));
-    socket.addEventListener('message', (event: { data: unknown }) => this.receive(event.data));
-    socket.addEventListener('close', (event: { code: number; reason: string }) => this.ended(event.code, event.reason));
+    socket.addEventListener('message', (event: { data: unknown }) => this.whenReleased(() => this.receive(event.data)));
+    socket.addEventListener('close', (event: { code: number; reason: string }) =>
+      this.whenReleased(() => this.ended(event.code, event.reason)),
+    );
     // Failures always end in `close`, which reports them; a listener also keeps `ws` from throwing.
     socket.addEventListener('error', () => undefined);
   }
@@ -159,6 +163,25 @@ export class LiveSession implements AsyncIterable<LiveSessionEvent> {
     return this.closed;
   }
 
+  /**
+   * Holds delivery until `release`: events that arrive with `session.started` in one network read would
+   * otherwise reach no callback, because the caller subscribes only once the start has resolved.
+   */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const deliver of held) deliver();
+  }
+
+  private whenReleased(deliver: () => void): void {
+    if (this.held) this.held.push(deliver);
+    else deliver();
+  }
+
   private sendFrame(frame: Int16Array): void {
     if (this.socket.readyState !== OPEN) return;
     this.sentFrames++;
@@ -215,7 +238,10 @@ export function startLiveSession(
     const offStarted = session.on('session.started', () => {
       clearTimeout(timer);
       offError();
+      session.hold();
       resolve(session);
+      // After the caller's continuation (a microtask) has subscribed.
+      setTimeout(() => session.release(), 0);
     });
     const offError = session.on('error', (e) => {
       if (e.client_event_id !== eventId && e.error.client_event_id !== eventId) return;
