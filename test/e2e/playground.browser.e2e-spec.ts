@@ -119,6 +119,14 @@ describeIfChromium('playground in Chromium', () => {
     expect(peak).toBeGreaterThan(0.05);
     await page.locator('#lat-answer', { hasText: /^\d+ ms$/ }).waitFor();
     await page.screenshot({ path: artifactPath('playground-voicechat.png'), fullPage: true });
+    // The figures the page showed, and the device rate the capture worklet resampled from, for the record.
+    const figures = {
+      deviceSampleRate: await page.evaluate<number>('globalThis.continuumPlayground.player.context.sampleRate'),
+      firstPartial: await page.textContent('#lat-partial'),
+      finalAfterEndOfSpeech: await page.textContent('#lat-final'),
+      firstAnswerAudio: await page.textContent('#lat-answer'),
+    };
+    writeFileSync(artifactPath('playground-latency.json'), `${JSON.stringify(figures, null, 2)}\n`);
     await page.click('#stop');
     await page.locator('#close-reason', { hasText: 'close_requested' }).waitFor();
     await page.close();
