@@ -80,6 +80,7 @@ async function start(): Promise<void> {
   const model = view.model.value;
   const talking = model === 'vendor-voicechat';
   resetSessionView();
+  view.replySection.hidden = !talking;
   // Made inside the click: browsers start audio only after a gesture.
   const context = new AudioContext();
   const player = talking ? new PcmPlayer({ context }) : null;
@@ -194,7 +195,7 @@ function ended(end: LiveSessionEnd, run: Run): void {
   if (end.kind === 'session_closed') run.meteredSeconds = end.usage.seconds;
   renderUsage(run);
   if (problem) showError(text);
-  setStatus(text);
+  setStatus(problem ? 'Ended' : text);
   void finish(run);
 }
 

@@ -17,6 +17,7 @@ export const view = {
   finals: byId<HTMLOListElement>('finals'),
   partial: byId<HTMLParagraphElement>('partial'),
   reply: byId<HTMLParagraphElement>('reply'),
+  replySection: byId<HTMLElement>('reply-section'),
   level: byId<HTMLMeterElement>('level'),
   usage: byId<HTMLElement>('usage'),
   latPartial: byId<HTMLElement>('lat-partial'),

@@ -185,6 +185,30 @@ describeIfChromium('playground in Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('explains a connection lost mid-session', async () => {
+    const page = await openPage();
+    // Playwright sits between page and service, forwards both ways, and cuts the page's socket without
+    // a session.closed once the session has started: what a dropped network looks like to the page.
+    await page.routeWebSocket(/\/v1\/live\/sessions/, (ws) => {
+      const server = ws.connectToServer();
+      server.onMessage((message) => {
+        ws.send(message);
+        if (String(message).includes('"session.started"')) {
+          setTimeout(() => {
+            ws.close({ code: 4000, reason: 'network gone' });
+            server.close();
+          }, 500);
+        }
+      });
+    });
+    await start(page, apiKey, 'vendor-asr-streaming');
+    await page.locator('#error', { hasText: /connection was lost \(WebSocket close 4000 network gone\)/ }).waitFor();
+    expect(await page.textContent('#close-reason')).toBe('connection_lost');
+    expect(await page.isEnabled('#start')).toBe(true);
+    await page.screenshot({ path: artifactPath('playground-connection-lost.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+
   it('explains a refused key and opens no socket', async () => {
     const before = socketUrls.length;
     const page = await openPage();
