@@ -148,7 +148,12 @@ describe('@continuum/client close reasons from the server', () => {
     const t = await startTestApp(databaseTargets()[0], { env: { MAX_SESSION_SECONDS: '1' } });
     try {
       const { apiKey } = await t.newProject();
-      const session = await connectWithApiKey({ baseUrl: t.baseUrl, apiKey, session: { model: 'vendor-voicechat' } });
+      const session = await connectWithApiKey({
+        baseUrl: t.baseUrl,
+        apiKey,
+        session: { model: 'vendor-voicechat' },
+        inputEncoding: 'binary', // raw pcm16 frames, the extension: metered like appends
+      });
       session.sendAudio(tone(240));
       expect(await session.closed).toMatchObject({
         kind: 'session_closed',

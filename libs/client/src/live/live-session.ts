@@ -58,6 +58,7 @@ export class LiveSessionError extends Error {
 }
 
 const OPEN = 1;
+const CLOSING = 2;
 let nextClientEvent = 0;
 const clientEventId = () => `evt_client_${Date.now().toString(36)}_${(nextClientEvent++).toString(36)}`;
 
@@ -155,11 +156,12 @@ export class LiveSession implements AsyncIterable<LiveSessionEvent> {
    * socket. After `timeoutMs` without it, closes anyway.
    */
   async close(timeoutMs = 5000): Promise<LiveSessionEnd> {
-    if (this.socket.readyState === OPEN && !this.closedEvent) {
+    const state = this.socket.readyState;
+    if (state === OPEN && !this.closedEvent) {
       this.send({ type: 'session.close', event_id: clientEventId() });
       const timer = setTimeout(() => this.socket.close(1000), timeoutMs);
       void this.closed.then(() => clearTimeout(timer));
-    }
+    } else if (state < CLOSING) this.socket.close(1000); // still connecting, or already ended by the server
     return this.closed;
   }
 
