@@ -12,6 +12,8 @@ export default tseslint.config(
       'libs/pocketsphinx/build/',
       'data/',
       'bench/results/',
+      'libs/client/dist/',
+      'test-artifacts/',
     ],
   },
   eslint.configs.recommended,

@@ -15,6 +15,7 @@ import type { PresentedApiKey, RateLimitState } from './modules/auth/principal';
 import { RawFramesWsAdapter } from './modules/live-gateway/sockets/raw-frames-ws-adapter';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
+import { servePlayground } from './modules/playground/playground-assets';
 
 export interface CreateAppOptions {
   config: AppConfig;
@@ -53,6 +54,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   const document = buildOpenApiDocument(app);
   app.get(OpenApiDocumentHolder).document = document;
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
+  if (!servePlayground(app)) root.warn('playground assets not built (npm run build): /playground is not served');
   return app;
 }
 

@@ -10,6 +10,8 @@ const DESCRIPTION = [
   'The WebSocket protocols (the live socket, the Realtime- and Deepgram-compatible sockets: channels, every ' +
     'client and server event, close reasons and refusal codes) are described by the AsyncAPI 3 document at ' +
     '[/v1/asyncapi.json](/v1/asyncapi.json).',
+  '',
+  'Try it in a browser: [the playground](/playground/) (talk, or watch your speech transcribed).',
 ].join('\n');
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
