@@ -58,7 +58,7 @@ export class ClientSecretsService {
     endpoint: ClientSecretEndpoint,
   ): Promise<ClientSecretResponseDto> {
     const resolved = resolveSessionConfig(request.session, this.models, { transcriptionOnly: endpoint === 'realtime' });
-    const capacity = this.capacity.check();
+    const capacity = this.capacity.check(resolved.model);
     if (!capacity.available) {
       throw new AppError('capacity_exhausted', 'No speech capacity is free right now; retry shortly', {
         retryAfterMs: capacity.retryAfterMs,

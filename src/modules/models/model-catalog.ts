@@ -6,6 +6,8 @@ import type { SessionType } from '../sessions/entities/session.entity';
 export const VOICECHAT = 'vendor-voicechat';
 export const ASR_STREAMING = 'vendor-asr-streaming';
 export const VOICES = ['aria'] as const;
+/** Every model this service serves; the engines document must name an engine for each. */
+export const MODEL_IDS: readonly string[] = [VOICECHAT, ASR_STREAMING];
 
 export interface ModelInfo {
   id: string;
