@@ -10,21 +10,28 @@ export interface WorkerProcess {
   /** ws://127.0.0.1:<port>/v1/realtime */
   realtimeUrl: string;
   apiKey: string;
+  databaseUrl: string;
   child: ChildProcess;
   /** SIGKILL: the worker dies without closing anything (a crashed pod). */
   kill(): void;
   stop(): Promise<void>;
 }
 
+/**
+ * `shareDatabaseOf`: run on that worker's database (a worker tier shares one; its API keys work on
+ * both). Stop the sharing worker first: the owner drops the database.
+ */
 export async function startWorkerProcess(
   target: DatabaseTarget,
-  env: Record<string, string> = {},
+  shareDatabaseOf?: WorkerProcess,
 ): Promise<WorkerProcess> {
-  const db: TestDatabase = await createTestDatabase(target);
+  const db: TestDatabase = shareDatabaseOf
+    ? { url: shareDatabaseOf.databaseUrl, drop: async () => undefined }
+    : await createTestDatabase(target);
   const root = join(__dirname, '..', '..');
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'test/support/worker-process.ts'], {
     cwd: root,
-    env: { ...process.env, ...env, WORKER_DATABASE_URL: db.url, TS_NODE_PROJECT: join(root, 'tsconfig.json') },
+    env: { ...process.env, WORKER_DATABASE_URL: db.url, TS_NODE_PROJECT: join(root, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -40,6 +47,7 @@ export async function startWorkerProcess(
       url,
       realtimeUrl: `${url.replace(/^http/, 'ws')}/v1/realtime`,
       apiKey,
+      databaseUrl: db.url,
       child,
       kill: () => child.kill('SIGKILL'),
       async stop() {
