@@ -24,14 +24,12 @@ describe('gateway failover between Continuum worker processes', () => {
   const target = databaseTargets()[0];
   let workers: WorkerProcess[] = [];
   let gateway: TestApp;
-  let apiKey: string;
   let speech: Buffer;
 
   beforeAll(async () => {
     // A worker tier shares one database, so the gateway's one key works on every worker.
     const first = await startWorkerProcess(target);
     workers = [first, await startWorkerProcess(target, first)];
-    apiKey = first.apiKey;
     const engines = JSON.stringify({
       engines: {
         workers: {
