@@ -4,24 +4,15 @@ import { CAPACITY_GATE, RegisteredCapacityGate } from '../modules/client-secrets
 import { ClientSecretsModule } from '../modules/client-secrets/client-secrets.module';
 import { MODEL_IDS } from '../modules/models/model-catalog';
 import { SPEECH_ENGINE } from './engine.types';
-import { ENGINE_KINDS } from './engine-kinds';
+import { enginesDocument } from './engines-config';
 import { ENGINE_REGISTRY, EngineRegistry } from './registry/engine-registry';
-import { defaultDocument, parseEnginesSource, readEnginesDocument } from './registry/engines-document';
 
 /** How long a refused client is told to wait for a stream to free up. */
 const CAPACITY_RETRY_MS = 2000;
 
-/** Validates the engines document (or SPEECH_ENGINE's default) and creates its engines: a bad one stops the start. */
+/** Creates the engines of the document: a bad one stops the start. */
 export function createRegistry(config: AppConfig): EngineRegistry {
-  const document = config.engines
-    ? readEnginesDocument(config.engines.setting, parseEnginesSource(config.engines), ENGINE_KINDS, MODEL_IDS)
-    : readEnginesDocument(
-        'SPEECH_ENGINE',
-        defaultDocument(config.speechEngine, config.engineMaxStreams, MODEL_IDS),
-        ENGINE_KINDS,
-        MODEL_IDS,
-      );
-  return new EngineRegistry(document, {
+  return new EngineRegistry(enginesDocument(config, MODEL_IDS), {
     credential: (ref) => config.credential(ref),
     logger: (name) => new Logger(`Engine:${name}`),
     defaultMaxStreams: config.engineMaxStreams,

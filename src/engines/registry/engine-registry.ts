@@ -64,18 +64,11 @@ export class EngineRegistry implements SpeechEngine {
     return this.engine(name);
   }
 
-  /** Languages the model's engine recognises (ISO-639-1); `auto` is always accepted besides them. */
+  /** Languages the model's engine recognises (ISO-639-1). */
   languagesFor(model: string): readonly string[] {
     const name = this.document.models.get(model);
     const entry = name === undefined ? undefined : this.document.engines.get(name);
     return entry ? entry.kind.languages(entry.settings) : [];
-  }
-
-  /** Whether a session of `model` may ask for `language` (`auto`, or a tag whose primary subtag is listed). */
-  acceptsLanguage(model: string, language: string): boolean {
-    if (language === 'auto') return true;
-    const primary = language.toLowerCase().split('-')[0];
-    return this.languagesFor(model).includes(primary);
   }
 
   capacityFor(model: string): EngineCapacity {

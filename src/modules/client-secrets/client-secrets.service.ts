@@ -58,6 +58,11 @@ export class ClientSecretsService {
     endpoint: ClientSecretEndpoint,
   ): Promise<ClientSecretResponseDto> {
     const resolved = resolveSessionConfig(request.session, this.models, { transcriptionOnly: endpoint === 'realtime' });
+    this.models.checkLanguage(
+      resolved.model,
+      resolved.audio.input.transcription.language,
+      'session.audio.input.transcription.language',
+    );
     const capacity = this.capacity.check(resolved.model);
     if (!capacity.available) {
       throw new AppError('capacity_exhausted', 'No speech capacity is free right now; retry shortly', {

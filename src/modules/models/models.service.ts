@@ -31,7 +31,7 @@ export class ModelsService {
       max_session_seconds: this.config.maxSessionSeconds,
       price: { usd_per_minute: microsToUsd(model.priceMicrosPerMinute) },
       capacity: { streams_in_use: inUse, streams_max: max },
-      languages: [...this.engines.languagesFor(model.id)],
+      languages: [...model.languages],
     };
   }
 }
