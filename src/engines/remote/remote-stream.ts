@@ -47,7 +47,9 @@ export class RemoteStream implements EngineStream {
   /** Unfinished utterances in order; the last one may still be receiving audio. */
   private utterances: Utterance[] = [];
   private current: Utterance | null = null;
+  /** Workers that failed this stream since its last final transcript (not tried again meanwhile). */
   private readonly triedWorkers = new Set<Worker>();
+  /** Moves since the last final: a long session may outlive many workers, one utterance only a few. */
   private failovers = 0;
   private lastEndMs = 0;
   private closing = false;
@@ -221,6 +223,9 @@ export class RemoteStream implements EngineStream {
       return;
     }
     this.utterances.shift();
+    this.failovers = 0;
+    this.triedWorkers.clear();
+    if (this.link) this.triedWorkers.add(this.link.worker);
     if (!utterance.discarded) this.emit(utterance.done(event.text));
     if (this.closing && !this.owed()) this.drained?.();
   }
@@ -278,7 +283,9 @@ export class RemoteStream implements EngineStream {
     if (this.dead) return;
     logger.warn(`stream ${this.config.sessionId}: worker ${link.worker.url.host} failed: ${reason}`);
     if (this.closing && !this.owed()) return;
-    if (this.failovers++ < settings.maxFailovers && (await this.connect())) return;
+    // A worker that drops an idle stream (nothing owed) costs no failover: nothing is lost.
+    if (this.utterances.length > 0) this.failovers++;
+    if (this.failovers <= settings.maxFailovers && (await this.connect())) return;
     this.dead = true;
     this.emit({
       type: 'error',
