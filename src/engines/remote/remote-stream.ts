@@ -24,6 +24,7 @@ import { WorkerLink } from './worker-link';
 import type { Worker, WorkerPool } from './worker-pool';
 
 const SAMPLES_PER_MS = 24;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** Speech shorter than this is not a turn (the embedded engine's measured default). */
 const MIN_SPEECH_MS = 96;
 
@@ -101,7 +102,7 @@ export class RemoteStream implements EngineStream {
 
   pushAudio(frame: Buffer): void {
     if (this.closing || this.dead) return;
-    const samples = pcm16FromBuffer(frame);
+    const samples = samplesOf(frame);
     this.history.append(samples);
     if (this.detector === null && this.current === null) this.startUtterance(this.receivedMs - frame.length / 48);
     else if (this.current !== null) this.addAudio(this.current, frame);
@@ -313,4 +314,11 @@ export class RemoteStream implements EngineStream {
       this.deps.logger.error(`stream ${this.config.sessionId}: event sink threw: ${String(error)}`);
     }
   }
+}
+
+/** Frames may be kept (see InputFramer): an aligned little-endian frame is viewed, not copied. */
+function samplesOf(frame: Buffer): Int16Array {
+  return LITTLE_ENDIAN && frame.byteOffset % 2 === 0
+    ? new Int16Array(frame.buffer, frame.byteOffset, frame.length >> 1)
+    : pcm16FromBuffer(frame);
 }
