@@ -143,6 +143,8 @@ export class RemoteStream implements EngineStream {
     if (this.scorer) await this.scorer.idle();
     this.closing = true;
     this.scorer?.stop();
+    if (this.current && this.detector?.speaking)
+      this.emit({ type: 'speech_stopped', itemId: this.current.id, audioEndMs: this.receivedMs });
     if (this.current) this.endUtterance(this.receivedMs);
     if (this.owed() && !this.dead) {
       await new Promise<void>((resolve) => {
