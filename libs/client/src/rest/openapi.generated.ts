@@ -378,7 +378,7 @@ export interface components {
             sample_rate: number;
         };
         ModelCapacityResponse: {
-            /** @description Engine streams open on the instance that answered (each session holds one). */
+            /** @description Engine streams open on the instance that answered (each session holds one); per model's engine. */
             streams_in_use: number;
             /** @description Streams the instance serves at once; past it new sessions get 503 capacity_exhausted. */
             streams_max: number;
@@ -398,6 +398,11 @@ export interface components {
             /** @description Unix seconds. */
             created: number;
             id: string;
+            /**
+             * @description Languages (ISO-639-1) the model's engine recognises; a session may ask for one of them or
+             *     `auto`, any other is refused with 400 invalid_parameter.
+             */
+            languages: string[];
             max_session_seconds: number;
             /** @enum {string} */
             object: "model";
