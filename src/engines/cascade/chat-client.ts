@@ -32,13 +32,17 @@ export class ChatClient {
     const { url, model, maxTokens, temperature, timeoutMs, apiKey } = this.options;
     const parser = new SseParser();
     const body = { model, messages, stream: true, max_tokens: maxTokens, temperature };
+    let done = false;
     for await (const chunk of postStream({ upstream: 'chat', url, body, apiKey, timeoutMs, signal })) {
+      // After [DONE] the rest of the body is read, not cut: the connection stays reusable.
+      if (done) continue;
       for (const event of parser.push(chunk)) {
         const text = readEvent(event);
-        if (text === DONE) return;
-        if (text) yield text;
+        if (text === DONE) done = true;
+        else if (text && !done) yield text;
       }
     }
+    if (done) return;
     // A server that closes without `[DONE]` has still finished its answer.
     for (const event of parser.end()) {
       const text = readEvent(event);
