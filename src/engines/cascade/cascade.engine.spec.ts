@@ -2,7 +2,7 @@ import type { EngineEvent, EngineStream, EngineStreamConfig } from '../engine.ty
 import { EventLog } from '../embedded/testing/stream-driver';
 import { ScriptedEngine } from '../scripted/scripted.engine';
 import { createCascadeEngine } from './cascade.engine';
-import { resolveCascadeOptions } from './cascade.options';
+import { cascadeEngineOptions, parseCascadeSettings } from './cascade.options';
 import { chatBody, startFakeChatServer, type ChatPlan } from './testing/fake-chat-server';
 import { startFakeSpeechServer, type SpeechPlan } from './testing/fake-speech-server';
 import type { RecordingServer } from './testing/recording-server';
@@ -46,10 +46,17 @@ describe('CascadeEngine', () => {
   });
 
   const open = async (chatTimeoutMs = 1000) => {
-    const options = resolveCascadeOptions({
-      chat: { url: chat.baseUrl, model: 'llama-3.2-1b', systemPrompt: 'Be brief.', timeoutMs: chatTimeoutMs },
+    const settings = parseCascadeSettings({
+      chat: {
+        url: chat.baseUrl,
+        model: 'llama-3.2-1b',
+        systemPrompt: 'Be brief.',
+        timeoutMs: chatTimeoutMs,
+        apiKey: { env: 'CHAT_KEY' },
+      },
       speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart', timeoutMs: 1000 },
     });
+    const options = cascadeEngineOptions(settings, (ref) => ('env' in ref ? `sk-${ref.env}` : undefined));
     const engine = createCascadeEngine(options, new ScriptedEngine(), {
       logger: { warn: (m) => warnings.push(m) },
     });
@@ -79,6 +86,8 @@ describe('CascadeEngine', () => {
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'one two' },
     ]);
+    expect(chat.requests.at(-1)!.headers.authorization).toBe('Bearer sk-CHAT_KEY');
+    expect(speech.requests.at(-1)!.headers.authorization).toBeUndefined();
     expect(speech.requests.slice(-2).map((r) => (r.body as { input: string }).input)).toEqual([
       'Hi there.',
       'How can I help?',

@@ -3,7 +3,8 @@
  * listening engine (any SpeechEngine, opened as a transcription stream: the embedded engine or a
  * remote one) for turns and transcripts, an OpenAI-compatible chat completions server for the
  * answer, and an OpenAI-compatible speech server for the voice. Capacity is the listener's: each
- * session holds one of its streams; the chat and speech servers are shared HTTP endpoints.
+ * session holds one of its streams; the chat and speech servers are shared HTTP endpoints. The
+ * listener belongs to whoever made it (the engines registry starts and shuts it down).
  */
 import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../engine.types';
 import type { EngineLogger } from '../embedded/engine-options';
@@ -34,10 +35,6 @@ export class CascadeEngine implements SpeechEngine {
     this.speech = new SpeechClient(options.speech);
   }
 
-  start(): Promise<void> {
-    return this.listener.start?.() ?? Promise.resolve();
-  }
-
   capacity(): EngineCapacity {
     return this.listener.capacity();
   }
@@ -52,7 +49,7 @@ export class CascadeEngine implements SpeechEngine {
     const stream: CascadeStream = new CascadeStream(config, sink, {
       chat: this.chat,
       speech: this.speech,
-      systemPrompt: this.options.chat.systemPrompt,
+      systemPrompt: this.options.systemPrompt,
       historyMessages: this.options.historyMessages,
       maxSentenceChars: this.options.maxSentenceChars,
       voice: { leadMs: this.options.outputLeadMs, chunkMs: 80, now: this.extras.now ?? (() => performance.now()) },
@@ -71,11 +68,10 @@ export class CascadeEngine implements SpeechEngine {
     return stream;
   }
 
-  /** Closes every stream (final transcripts are still delivered), then the listener. */
+  /** Closes every stream (final transcripts are still delivered); the listener is its owner's to shut down. */
   async shutdown(): Promise<void> {
     this.stopped = true;
     await Promise.allSettled([...this.streams].map((stream) => stream.close()));
-    await this.listener.shutdown();
   }
 }
 

@@ -1,16 +1,26 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DEFAULT_SYSTEM_PROMPT, resolveCascadeOptions } from './cascade.options';
+import { cascadeKind } from './cascade.kind';
+import {
+  cascadeEngineOptions,
+  CascadeConfigError,
+  DEFAULT_SYSTEM_PROMPT,
+  parseCascadeSettings,
+} from './cascade.options';
 
 const minimal = () => ({
   chat: { url: 'http://llama:8080/v1', model: 'llama-3.2-3b' },
   speech: { url: 'http://kokoro:8880/v1/', model: 'kokoro', voice: 'af_heart' },
 });
 
-describe('resolveCascadeOptions', () => {
-  it('fills defaults and appends the endpoint paths to base URLs', () => {
-    expect(resolveCascadeOptions(minimal())).toEqual({
+/** Shaped like the registry's ConfigSection: errors name the setting and the path. */
+const section = (values: Record<string, unknown>) => ({
+  values,
+  error: (key: string | null, message: string) =>
+    new Error(`ENGINES_JSON engines.voicechat${key === null ? '' : `.${key}`}: ${message}`),
+});
+
+describe('cascade settings', () => {
+  it('fill defaults and append the endpoint paths to base URLs', () => {
+    expect(parseCascadeSettings(minimal())).toEqual({
       chat: {
         url: 'http://llama:8080/v1/chat/completions',
         model: 'llama-3.2-3b',
@@ -33,48 +43,68 @@ describe('resolveCascadeOptions', () => {
       maxSentenceChars: 240,
     });
     const full = { ...minimal(), chat: { ...minimal().chat, url: 'https://x/v1/chat/completions' } };
-    expect(resolveCascadeOptions(full).chat.url).toBe('https://x/v1/chat/completions');
+    expect(parseCascadeSettings(full).chat.url).toBe('https://x/v1/chat/completions');
   });
 
   it.each([
-    [{ chat: undefined }, 'engines.voicechat.chat must be an object'],
-    [{ chat: { url: 'ftp://x', model: 'm' } }, 'engines.voicechat.chat.url must be an http(s) URL'],
-    [{ chat: { url: 'not a url', model: 'm' } }, 'engines.voicechat.chat.url must be an http(s) URL'],
-    [{ chat: { url: 'http://u:p@x/v1', model: 'm' } }, 'engines.voicechat.chat.url must not hold credentials'],
-    [{ chat: { url: 'http://x/v1', model: '' } }, 'engines.voicechat.chat.model must be a non-empty string'],
-    [
-      { chat: { url: 'http://x', model: 'm', temperature: 3 } },
-      'engines.voicechat.chat.temperature must be a number from 0 to 2',
-    ],
-    [{ chat: { url: 'http://x', model: 'm', maxTokens: 1.5 } }, 'engines.voicechat.chat.maxTokens must be an integer'],
-    [{ speech: { url: 'http://x', model: 'k' } }, 'engines.voicechat.speech.voice must be a non-empty string'],
-    [
-      { chat: { url: 'http://x', model: 'm', apiKey: 'a', apiKeyFile: '/k' } },
-      'engines.voicechat.chat.apiKey and engines.voicechat.chat.apiKeyFile are exclusive',
-    ],
-    [
-      { chat: { url: 'http://x', model: 'm', apiKeyFile: '/nonexistent/key' } },
-      'engines.voicechat.chat.apiKeyFile cannot be read (ENOENT)',
-    ],
-  ])('refuses %j naming the setting', (override, message) => {
-    expect(() => resolveCascadeOptions({ ...minimal(), ...override }, 'engines.voicechat')).toThrow(message);
+    [{ chat: undefined }, 'chat', 'must be an object'],
+    [{ chat: { url: 'ftp://x', model: 'm' } }, 'chat.url', 'must be an http(s) URL'],
+    [{ chat: { url: 'not a url', model: 'm' } }, 'chat.url', 'must be an http(s) URL'],
+    [{ chat: { url: 'http://u:p@x/v1', model: 'm' } }, 'chat.url', 'must not hold credentials (use apiKey)'],
+    [{ chat: { url: 'http://x/v1', model: '' } }, 'chat.model', 'must be a non-empty string'],
+    [{ chat: { url: 'http://x', model: 'm', temperature: 3 } }, 'chat.temperature', 'must be a number from 0 to 2'],
+    [{ chat: { url: 'http://x', model: 'm', maxTokens: 1.5 } }, 'chat.maxTokens', 'must be an integer from 1 to 32768'],
+    [{ chat: { url: 'http://x', model: 'm', max_tokens: 5 } }, 'chat.max_tokens', 'unknown setting'],
+    [{ speech: { url: 'http://x', model: 'k' } }, 'speech.voice', 'must be a non-empty string'],
+    [{ chat: { url: 'http://x', model: 'm', apiKey: 'sk-literal' } }, 'chat.apiKey', 'must be {"env": "VARIABLE"}'],
+    [{ historyMessages: -1 }, 'historyMessages', 'must be a number from 0 to 1000'],
+  ])('refuse %j naming the setting', (override, key, problem) => {
+    let error: unknown;
+    try {
+      parseCascadeSettings({ ...minimal(), ...override });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CascadeConfigError);
+    expect((error as CascadeConfigError).key).toBe(key);
+    expect((error as CascadeConfigError).problem).toContain(problem);
+    expect((error as Error).message).not.toContain('sk-literal');
   });
 
-  it('reads keys from files (trimmed) or takes them as values, and never repeats them in an error', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cascade-key-'));
-    writeFileSync(join(dir, 'chat'), 'sk-from-file\n');
-    writeFileSync(join(dir, 'empty'), '\n');
-    const options = resolveCascadeOptions({
-      chat: { ...minimal().chat, apiKeyFile: join(dir, 'chat') },
-      speech: { ...minimal().speech, apiKey: 'sk-value' },
+  it('read credentials for every request, and refuse at start one that does not resolve', () => {
+    const settings = parseCascadeSettings({
+      ...minimal(),
+      chat: { ...minimal().chat, apiKey: { file: '/run/secrets/chat' } },
+      speech: { ...minimal().speech, apiKey: { env: 'TTS_KEY' } },
     });
-    expect(options.chat.apiKey).toBe('sk-from-file');
-    expect(options.speech.apiKey).toBe('sk-value');
+    let version = 1;
+    const options = cascadeEngineOptions(settings, (ref) => ('file' in ref ? `sk-file-${version}` : 'sk-env'));
+    expect(options.chat.apiKey()).toBe('sk-file-1');
+    version = 2;
+    expect(options.chat.apiKey()).toBe('sk-file-2');
+    expect(options.speech.apiKey()).toBe('sk-env');
+    expect(() => cascadeEngineOptions(settings, () => undefined)).toThrow(
+      'chat.apiKey: {"file":"/run/secrets/chat"} is empty or unset',
+    );
+  });
+});
+
+describe('cascadeKind', () => {
+  it('parses its section with the listener and languages it declares', () => {
+    const settings = cascadeKind.parse(section({ ...minimal(), listener: 'asr', languages: ['EN', 'fr'] }));
+    expect(settings).toMatchObject({ listener: 'asr', languages: ['en', 'fr'], chat: { model: 'llama-3.2-3b' } });
+    expect(cascadeKind.languages(settings)).toEqual(['en', 'fr']);
+  });
+
+  it('reports problems through the section, naming the setting', () => {
+    expect(() => cascadeKind.parse(section(minimal()))).toThrow(
+      'ENGINES_JSON engines.voicechat.listener: must name the engine',
+    );
     expect(() =>
-      resolveCascadeOptions({ ...minimal(), chat: { ...minimal().chat, apiKeyFile: join(dir, 'empty') } }),
-    ).toThrow('cascade.chat.apiKeyFile is empty');
-    expect(() =>
-      resolveCascadeOptions({ ...minimal(), chat: { ...minimal().chat, apiKey: 'sk-x', temperature: 'hot' } }),
-    ).toThrow(/^(?!.*sk-x).*temperature/);
+      cascadeKind.parse(section({ ...minimal(), listener: 'asr', speech: { url: 'ws://x', model: 'k', voice: 'v' } })),
+    ).toThrow('ENGINES_JSON engines.voicechat.speech.url: must be an http(s) URL');
+    expect(() => cascadeKind.parse(section({ ...minimal(), listener: 'asr', extra: 1 }))).toThrow(
+      'ENGINES_JSON engines.voicechat.extra: unknown setting',
+    );
   });
 });

@@ -20,7 +20,7 @@ describe('ChatClient', () => {
       maxTokens: 64,
       temperature: 0.2,
       timeoutMs: 2000,
-      apiKey: 'sk-upstream-secret',
+      apiKey: () => 'sk-upstream-secret',
       ...over,
     });
 
@@ -47,7 +47,7 @@ describe('ChatClient', () => {
 
   it('sends no authorization header without a key', async () => {
     plan = { kind: 'reply', pieces: ['ok'] };
-    await collect(client({ apiKey: null }));
+    await collect(client({ apiKey: () => null }));
     expect(server.requests.at(-1)!.headers.authorization).toBeUndefined();
   });
 

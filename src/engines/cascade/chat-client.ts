@@ -19,7 +19,8 @@ export interface ChatClientOptions {
   maxTokens: number;
   temperature: number;
   timeoutMs: number;
-  apiKey: string | null;
+  /** Read for every request (a rotated key file is picked up); null sends no authorization. */
+  apiKey: () => string | null;
 }
 
 const DONE = Symbol('done');
@@ -33,7 +34,7 @@ export class ChatClient {
     const parser = new SseParser();
     const body = { model, messages, stream: true, max_tokens: maxTokens, temperature };
     let done = false;
-    for await (const chunk of postStream({ upstream: 'chat', url, body, apiKey, timeoutMs, signal })) {
+    for await (const chunk of postStream({ upstream: 'chat', url, body, apiKey: apiKey(), timeoutMs, signal })) {
       // After [DONE] the rest of the body is read, not cut: the connection stays reusable.
       if (done) continue;
       for (const event of parser.push(chunk)) {

@@ -19,7 +19,7 @@ describe('SpeechClient', () => {
       voice: 'af_heart',
       speed: 1,
       timeoutMs: 2000,
-      apiKey: null,
+      apiKey: () => null,
       ...over,
     });
 

@@ -12,7 +12,8 @@ export interface SpeechClientOptions {
   voice: string;
   speed: number;
   timeoutMs: number;
-  apiKey: string | null;
+  /** Read for every request (a rotated key file is picked up); null sends no authorization. */
+  apiKey: () => string | null;
 }
 
 export class SpeechClient {
@@ -23,7 +24,7 @@ export class SpeechClient {
     const { url, model, voice, speed, timeoutMs, apiKey } = this.options;
     const body = { model, input: text, voice, response_format: 'pcm', speed };
     let carry: Buffer | null = null;
-    for await (const chunk of postStream({ upstream: 'speech', url, body, apiKey, timeoutMs, signal })) {
+    for await (const chunk of postStream({ upstream: 'speech', url, body, apiKey: apiKey(), timeoutMs, signal })) {
       let bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       if (carry) {
         bytes = Buffer.concat([carry, bytes]);
