@@ -15,6 +15,8 @@ export interface RecordedRequest {
   aborted: boolean;
   /** The whole answer was written. */
   completed: boolean;
+  /** performance.now() when the client closed the request early. */
+  abortedAt: number | null;
 }
 
 export type Handler = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
@@ -54,6 +56,7 @@ export class RecordingServer {
           body,
           aborted: false,
           completed: false,
+          abortedAt: null,
         };
         self!.requests.push(recorded);
         res.on('finish', () => {
@@ -61,7 +64,10 @@ export class RecordingServer {
           self!.wake();
         });
         res.on('close', () => {
-          if (!res.writableFinished) recorded.aborted = true;
+          if (!res.writableFinished) {
+            recorded.aborted = true;
+            recorded.abortedAt = performance.now();
+          }
           self!.wake();
         });
         self!.wake();
