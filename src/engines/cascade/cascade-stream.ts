@@ -25,6 +25,8 @@ export class CascadeStream implements EngineStream {
   /** The user item whose final transcript the current turn answers. */
   private answering: string | null = null;
   private closing: Promise<void> | null = null;
+  /** Set before the listener's last finals arrive (during close()): they are not answered. */
+  private stopping = false;
   private closed = false;
 
   constructor(
@@ -61,15 +63,15 @@ export class CascadeStream implements EngineStream {
   };
 
   pushAudio(frame: Buffer): void {
-    if (!this.closing) this.listening?.pushAudio(frame);
+    if (!this.stopping) this.listening?.pushAudio(frame);
   }
 
   commit(): void {
-    if (!this.closing) this.listening?.commit();
+    if (!this.stopping) this.listening?.commit();
   }
 
   clear(): void {
-    if (!this.closing) this.listening?.clear();
+    if (!this.stopping) this.listening?.clear();
   }
 
   interrupt(): void {
@@ -77,6 +79,7 @@ export class CascadeStream implements EngineStream {
   }
 
   close(): Promise<void> {
+    this.stopping = true;
     this.closing ??= this.shutDown();
     return this.closing;
   }
@@ -93,7 +96,7 @@ export class CascadeStream implements EngineStream {
   }
 
   private answer(itemId: string, transcript: string): void {
-    if (this.config.type !== 'live' || this.closing || transcript.trim() === '') return;
+    if (this.config.type !== 'live' || this.stopping || transcript.trim() === '') return;
     this.bargeIn();
     this.conversation.addUser(transcript.trim());
     const turn = new CascadeTurn(this.conversation.messages(), {

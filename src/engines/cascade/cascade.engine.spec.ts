@@ -45,7 +45,10 @@ describe('CascadeEngine', () => {
     await speech.close();
   });
 
-  const open = async (chatTimeoutMs = 1000) => {
+  const open = async (
+    chatTimeoutMs = 1000,
+    turnDetection: EngineStreamConfig['turnDetection'] = CONFIG.turnDetection,
+  ) => {
     const settings = parseCascadeSettings({
       chat: {
         url: chat.baseUrl,
@@ -61,7 +64,7 @@ describe('CascadeEngine', () => {
       logger: { warn: (m) => warnings.push(m) },
     });
     const log = new EventLog();
-    const stream = await engine.open(CONFIG, log.sink);
+    const stream = await engine.open({ ...CONFIG, turnDetection }, log.sink);
     return { engine, log, stream };
   };
 
@@ -235,6 +238,46 @@ describe('CascadeEngine', () => {
     await chat.waitUntil(() => chatRequest.aborted);
     expect(log.of('response_started')).toEqual([]);
     await stream.close();
+    await engine.shutdown();
+  });
+
+  it('with manual turns, the first words of a new item barge in: the engine itself ends the response', async () => {
+    chatPlan = {
+      kind: 'reply',
+      pieces: ['A long answer.', ...Array.from({ length: 40 }, () => ' More.')],
+      delayMs: 50,
+    };
+    speechPlan = { msPerChar: MS_PER_CHAR, chunkMs: 40, chunkEveryMs: 40 };
+    const { engine, log, stream } = await open(1000, null);
+    for (const frame of frames(800, true)) stream.pushAudio(frame);
+    stream.commit();
+    const audio = (await log.next((e) => e.type === 'output_audio')) as { itemId: string };
+    const chatRequest = chat.requests.at(-1)!;
+    expect(log.of('speech_started')).toEqual([]);
+    for (const frame of frames(480, true)) stream.pushAudio(frame);
+    expect(log.of('response_done')).toEqual([{ type: 'response_done', itemId: audio.itemId, interrupted: true }]);
+    await chat.waitUntil(() => chatRequest.aborted);
+    // Closing delivers the new item's final transcript, which is no longer answered.
+    const requests = chat.requests.length;
+    await stream.close();
+    expect(log.finals()).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(chat.requests.length).toBe(requests);
+    await engine.shutdown();
+  });
+
+  it('close() during an answer aborts the upstream requests and emits nothing more', async () => {
+    chatPlan = { kind: 'reply', pieces: ['Talking.', ...Array.from({ length: 40 }, () => ' On.')], delayMs: 50 };
+    speechPlan = { msPerChar: MS_PER_CHAR, chunkMs: 40, chunkEveryMs: 40 };
+    const { engine, log, stream } = await open();
+    speak(stream);
+    await log.next((e) => e.type === 'output_audio');
+    const chatRequest = chat.requests.at(-1)!;
+    await stream.close();
+    const count = log.events.length;
+    await chat.waitUntil(() => chatRequest.aborted);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(log.events.length).toBe(count);
     await engine.shutdown();
   });
 
