@@ -5,6 +5,8 @@ import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { tuneHeapForStreaming } from './common/runtime/heap-tuning';
 import { AppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
+import { enginesDocument } from './engines/engines-config';
+import { MODEL_IDS } from './modules/models/model-catalog';
 import { DatabaseModule } from './database/database.module';
 import { FirstStartService } from './modules/projects/first-start.service';
 
@@ -13,6 +15,7 @@ async function main(): Promise<void> {
   let config: AppConfig;
   try {
     config = AppConfig.fromProcessEnv();
+    enginesDocument(config, MODEL_IDS);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\nContinuum did not start: fix the variables above.\n`);

@@ -1,6 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseEnvironment } from './environment';
+import { ConfigError, parseEnvironment } from './environment';
 import { usdToMicros } from '../common/money';
+
+/** The engines document as given (parsed and validated by the engines module at start). */
+export interface EnginesSource {
+  /** The setting it came from, named in every error about it: `ENGINES_FILE=/etc/…` or `ENGINES_JSON`. */
+  readonly setting: string;
+  readonly text: string;
+}
 
 export interface TlsFiles {
   certFile: string;
@@ -24,6 +32,8 @@ export class AppConfig {
   readonly startingCreditMicros: number;
   readonly speechEngine: 'embedded' | 'scripted';
   readonly engineMaxStreams: number;
+  /** null: every model is served by one SPEECH_ENGINE engine of ENGINE_MAX_STREAMS streams. */
+  readonly engines: EnginesSource | null;
   readonly region: string;
   readonly pool: string;
   readonly shutdownGraceSeconds: number;
@@ -51,6 +61,9 @@ export class AppConfig {
     this.startingCreditMicros = usdToMicros(e.STARTING_CREDIT_USD);
     this.speechEngine = e.SPEECH_ENGINE;
     this.engineMaxStreams = e.ENGINE_MAX_STREAMS;
+    this.engines = enginesSource(e.ENGINES_FILE, e.ENGINES_JSON);
+    // Upstream credentials are named by the engines document ({"env": "NAME"}); only those are read.
+    this.secretEnv = (name) => env[name];
     this.region = e.REGION;
     this.pool = e.POOL;
     this.shutdownGraceSeconds = e.SHUTDOWN_GRACE_SECONDS;
@@ -59,8 +72,28 @@ export class AppConfig {
     this.sessionExpirySweepSeconds = e.SESSION_EXPIRY_SWEEP_SECONDS;
   }
 
+  private readonly secretEnv: (name: string) => string | undefined;
+
+  /** An upstream credential from an environment variable or a file (a mounted Kubernetes Secret). */
+  credential(ref: { env: string } | { file: string }): string | undefined {
+    if ('env' in ref) return this.secretEnv(ref.env)?.trim() || undefined;
+    return readFileSync(ref.file, 'utf8').trim() || undefined;
+  }
+
   /** Reads the process environment; the only place in the service that does. */
   static fromProcessEnv(overrides: Record<string, string | undefined> = {}): AppConfig {
     return new AppConfig({ ...process.env, ...overrides });
   }
+}
+
+function enginesSource(file: string | undefined, json: string | undefined): EnginesSource | null {
+  if (file !== undefined) {
+    const setting = `ENGINES_FILE=${file}`;
+    try {
+      return { setting, text: readFileSync(resolve(file), 'utf8') };
+    } catch (error) {
+      throw new ConfigError(`Invalid configuration:\n  ${setting}: cannot be read (${(error as Error).message})`);
+    }
+  }
+  return json === undefined ? null : { setting: 'ENGINES_JSON', text: json };
 }

@@ -62,6 +62,10 @@ export class Environment {
 
   @IsIn(ENGINES) SPEECH_ENGINE: (typeof ENGINES)[number] = 'embedded';
   @IsInt() @Min(1) @Max(10_000) ENGINE_MAX_STREAMS: number = 8;
+  /** JSON file naming the engine of each model (see README "Serving real models"); overrides SPEECH_ENGINE. */
+  @trimmed @IsOptional() @IsString() ENGINES_FILE?: string;
+  /** The same document inline (e.g. from a ConfigMap value); ENGINES_FILE wins when both are set. */
+  @trimmed @IsOptional() @IsString() ENGINES_JSON?: string;
   @IsString() @MinLength(1) REGION = 'local';
   @IsString() @MinLength(1) POOL = 'default';
   /** Seconds a stopping instance lets live sessions run before closing them. */
@@ -87,7 +91,7 @@ export function parseEnvironment(env: Record<string, string | undefined>): Envir
   for (const key of Object.keys(new Environment())) {
     if (env[key] !== undefined) raw[key] = env[key];
   }
-  for (const key of ['PUBLIC_URL', 'DATABASE_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE']) {
+  for (const key of ['PUBLIC_URL', 'DATABASE_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'ENGINES_FILE', 'ENGINES_JSON']) {
     if (env[key] !== undefined) raw[key] = env[key];
   }
   const parsed = plainToInstance(Environment, raw, { enableImplicitConversion: true, exposeDefaultValues: true });

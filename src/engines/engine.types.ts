@@ -63,7 +63,8 @@ export type EngineEvent =
   /** A chunk of the response's speech: pcm16 24 kHz, any whole number of samples. */
   | { type: 'output_audio'; itemId: string; pcm: Buffer }
   | { type: 'response_done'; itemId: string; interrupted: boolean }
-  | { type: 'error'; code: string; message: string };
+  /** `fatal`: the stream cannot go on (e.g. no worker left); the session ends as engine_unavailable. */
+  | { type: 'error'; code: string; message: string; fatal?: boolean };
 
 export interface EngineWord {
   word: string;

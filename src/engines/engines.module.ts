@@ -2,46 +2,51 @@ import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } f
 import { AppConfig } from '../config/app-config';
 import { CAPACITY_GATE, RegisteredCapacityGate } from '../modules/client-secrets/capacity-gate';
 import { ClientSecretsModule } from '../modules/client-secrets/client-secrets.module';
-import { EmbeddedSpeechEngine } from './embedded/embedded-speech.engine';
-import { SPEECH_ENGINE, SpeechEngine } from './engine.types';
-import { ScriptedEngine } from './scripted/scripted.engine';
+import { MODEL_IDS } from '../modules/models/model-catalog';
+import { SPEECH_ENGINE } from './engine.types';
+import { enginesDocument } from './engines-config';
+import { ENGINE_REGISTRY, EngineRegistry } from './registry/engine-registry';
 
 /** How long a refused client is told to wait for a stream to free up. */
 const CAPACITY_RETRY_MS = 2000;
 
-function createEngine(config: AppConfig): SpeechEngine {
-  if (config.speechEngine === 'scripted') return new ScriptedEngine({ maxStreams: config.engineMaxStreams });
-  const logger = new Logger('EmbeddedEngine');
-  return new EmbeddedSpeechEngine({
-    maxStreams: config.engineMaxStreams,
-    retryAfterMs: CAPACITY_RETRY_MS,
-    logger: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
+/** Creates the engines of the document: a bad one stops the start. */
+export function createRegistry(config: AppConfig): EngineRegistry {
+  return new EngineRegistry(enginesDocument(config, MODEL_IDS), {
+    credential: (ref) => config.credential(ref),
+    logger: (name) => new Logger(`Engine:${name}`),
+    defaultMaxStreams: config.engineMaxStreams,
   });
 }
 
-/** The instance's speech engine: chosen by SPEECH_ENGINE, its free streams gate new sessions. */
+/** The instance's engines, one per configured name; each model's free streams gate its new sessions. */
 @Global()
 @Module({
   imports: [ClientSecretsModule],
-  providers: [{ provide: SPEECH_ENGINE, inject: [AppConfig], useFactory: createEngine }],
-  exports: [SPEECH_ENGINE],
+  providers: [
+    { provide: ENGINE_REGISTRY, inject: [AppConfig], useFactory: createRegistry },
+    { provide: SPEECH_ENGINE, useExisting: ENGINE_REGISTRY },
+  ],
+  exports: [SPEECH_ENGINE, ENGINE_REGISTRY],
 })
 export class EnginesModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
-    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+    @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
     @Inject(CAPACITY_GATE) private readonly gate: RegisteredCapacityGate,
   ) {}
 
   async onModuleInit(): Promise<void> {
     // The first session should not wait ~1 s for the recogniser's models.
-    await this.engine.start?.();
+    await this.engines.start();
     this.gate.register({
-      check: () =>
-        this.engine.hasCapacity() ? { available: true } : { available: false, retryAfterMs: CAPACITY_RETRY_MS },
+      check: (model) =>
+        (model === undefined ? this.engines.hasCapacity() : this.engines.hasCapacityFor(model))
+          ? { available: true }
+          : { available: false, retryAfterMs: CAPACITY_RETRY_MS },
     });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.engine.shutdown();
+    await this.engines.shutdown();
   }
 }

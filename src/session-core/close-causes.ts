@@ -20,6 +20,8 @@ export type CloseCause =
   | { readonly kind: 'client_not_reading' }
   /** The engine stream failed (open later rejected, push threw, close rejected). */
   | { readonly kind: 'engine_failed'; readonly message: string }
+  /** The engine's upstream (a remote worker) failed and no other could take the stream over. */
+  | { readonly kind: 'engine_unavailable'; readonly message: string }
   /** The instance is stopping. */
   | { readonly kind: 'shutdown' }
   /** The client sent what the dialect cannot decode and has no in-band error for (Deepgram DATA-0000). */
@@ -58,6 +60,9 @@ export function closeOutcome(cause: CloseCause): CloseOutcome {
       return { reason: 'connection_lost', detail: 'client_not_reading', closeCode: 1008, notify: true };
     case 'engine_failed':
       return { reason: 'connection_lost', detail: 'engine_failed', closeCode: 1011, notify: true };
+    case 'engine_unavailable':
+      // Retryable for the SDKs (1011): a new session lands on whatever workers are back.
+      return { reason: 'connection_lost', detail: 'engine_unavailable', closeCode: 1011, notify: true };
     case 'shutdown':
       return { reason: 'connection_lost', detail: 'server_shutdown', closeCode: 1001, notify: true };
     case 'invalid_input':

@@ -116,6 +116,10 @@ export class SessionRuntime {
 
   private readonly onEngineEvent = (event: EngineEvent): void => {
     this.run(this.machine.engineEvent(event));
+    if (event.type === 'error' && event.fatal === true && !this.streamBroken) {
+      this.streamBroken = true;
+      this.run(this.machine.close({ kind: 'engine_unavailable', message: event.message }));
+    }
   };
 
   private run(effects: readonly Effect[]): void {

@@ -7,7 +7,8 @@ export type CapacityVerdict = { available: true } | { available: false; retryAft
  * answers 503 capacity_exhausted with the gate's retry_after_ms.
  */
 export interface CapacityGate {
-  check(): CapacityVerdict;
+  /** `model`: the session's model when known (each model may be served by its own engine). */
+  check(model?: string): CapacityVerdict;
 }
 
 export const CAPACITY_GATE = Symbol('CAPACITY_GATE');
@@ -25,7 +26,7 @@ export class RegisteredCapacityGate implements CapacityGate {
     this.delegate = gate;
   }
 
-  check(): CapacityVerdict {
-    return this.delegate ? this.delegate.check() : { available: true };
+  check(model?: string): CapacityVerdict {
+    return this.delegate ? this.delegate.check(model) : { available: true };
   }
 }

@@ -58,7 +58,12 @@ export class ClientSecretsService {
     endpoint: ClientSecretEndpoint,
   ): Promise<ClientSecretResponseDto> {
     const resolved = resolveSessionConfig(request.session, this.models, { transcriptionOnly: endpoint === 'realtime' });
-    const capacity = this.capacity.check();
+    this.models.checkLanguage(
+      resolved.model,
+      resolved.audio.input.transcription.language,
+      'session.audio.input.transcription.language',
+    );
+    const capacity = this.capacity.check(resolved.model);
     if (!capacity.available) {
       throw new AppError('capacity_exhausted', 'No speech capacity is free right now; retry shortly', {
         retryAfterMs: capacity.retryAfterMs,

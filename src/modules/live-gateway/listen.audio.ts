@@ -6,7 +6,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { SAMPLE_RATE } from '../../engines/engine.types';
-import { PcmResampler } from './listen.resampler';
+import { PcmResampler } from '../../common/audio/pcm-resampler';
 
 const EMPTY = Buffer.alloc(0);
 

@@ -14,6 +14,7 @@ import { SocketSessions } from './sockets/socket-sessions.service';
 export const LISTEN_DIALECT: CompatDialect<ListenOptions> = {
   name: 'listen',
   parse: (req) => parseListenQuery(req.url),
+  language: (request) => request.language,
   configure: listenConfig,
 };
 

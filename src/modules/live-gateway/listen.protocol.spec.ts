@@ -1,6 +1,6 @@
 import { ListenAudioInput } from './listen.audio';
 import { parseListenFrame } from './listen.protocol';
-import { PcmResampler } from './listen.resampler';
+import { PcmResampler } from '../../common/audio/pcm-resampler';
 
 function sine(rate: number, ms: number, hz: number): Buffer {
   const samples = Math.round((rate * ms) / 1000);

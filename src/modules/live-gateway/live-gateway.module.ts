@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ClientSecretsModule } from '../client-secrets/client-secrets.module';
+import { ModelsModule } from '../models/models.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UsageModule } from '../usage/usage.module';
 import { CompatAdmission } from './compat/compat-admission.service';
@@ -16,7 +17,7 @@ import { SocketSessions } from './sockets/socket-sessions.service';
 
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
-  imports: [AuthModule, ClientSecretsModule, SessionsModule, UsageModule],
+  imports: [AuthModule, ClientSecretsModule, ModelsModule, SessionsModule, UsageModule],
   providers: [
     InstanceIdentity,
     SocketAdmission,

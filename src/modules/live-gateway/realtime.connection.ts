@@ -15,18 +15,25 @@ import {
   type RealtimeParseContext,
 } from './realtime.protocol';
 import { RealtimeRenderer } from './realtime.render';
+import { AppError } from '../../common/errors/app-error';
+import type { SessionCommand } from '../../session-core/session.commands';
+import { reject } from './client-frames';
 
 export interface RealtimeConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
   readonly maxMessageBytes?: number;
+  /** Throws an AppError for a language the session's model does not recognise. */
+  readonly checkLanguage?: (language: string, param: string) => void;
 }
 
 export class RealtimeConnection {
   readonly runtime: SessionRuntime;
   private readonly context: RealtimeParseContext;
+  private readonly checkLanguage: ((language: string, param: string) => void) | undefined;
 
   constructor(options: RealtimeConnectionOptions) {
-    const { config, maxMessageBytes, ...runtimeOptions } = options;
+    const { config, maxMessageBytes, checkLanguage, ...runtimeOptions } = options;
+    this.checkLanguage = checkLanguage;
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES };
     this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: new RealtimeRenderer(options.sessionId) });
     this.runtime.handle({ type: 'start', config, implicit: true });
@@ -34,7 +41,21 @@ export class RealtimeConnection {
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
   onMessage(frame: RealtimeFrame, isBinary: boolean): void {
-    this.runtime.handle(parseRealtimeFrame(frame, isBinary, this.context));
+    this.runtime.handle(this.languageChecked(parseRealtimeFrame(frame, isBinary, this.context)));
+  }
+
+  /** A session.update to a language the model does not recognise is refused like any invalid value. */
+  private languageChecked(command: SessionCommand): SessionCommand {
+    const language = command.type === 'update' ? command.changes?.language : undefined;
+    if (command.type !== 'update' || language === undefined || this.checkLanguage === undefined) return command;
+    const param = 'session.audio.input.transcription.language';
+    try {
+      this.checkLanguage(language, param);
+      return command;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return reject(error.code, error.message, param, command.clientEventId);
+    }
   }
 
   /** A client's close with 1000 (what the SDK's close() sends) ends the session as requested. */

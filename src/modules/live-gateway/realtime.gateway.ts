@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
 import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
+import { ModelCatalog } from '../models/model-catalog';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
 import { guardCompatHandshake } from './compat/compat-handshake';
 import { DEFAULT_TRANSCRIPTION_CONFIG } from './compat/transcription-defaults';
@@ -30,6 +31,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+    private readonly models: ModelCatalog,
   ) {}
 
   afterInit(server: WebSocketServer): void {
@@ -47,6 +49,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
       transport: wsTransport(ws),
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
+      checkLanguage: (language, param) => this.models.checkLanguage(admitted.config.model, language, param),
     });
     this.sessions.track('realtime', connection.runtime, admitted.ports);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));

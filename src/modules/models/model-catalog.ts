@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../common/errors/app-error';
+import { enginesDocument, modelLanguages } from '../../engines/engines-config';
 import type { SessionType } from '../sessions/entities/session.entity';
 
 export const VOICECHAT = 'vendor-voicechat';
 export const ASR_STREAMING = 'vendor-asr-streaming';
 export const VOICES = ['aria'] as const;
+/** Every model this service serves; the engines document must name an engine for each. */
+export const MODEL_IDS: readonly string[] = [VOICECHAT, ASR_STREAMING];
 
 export interface ModelInfo {
   id: string;
@@ -14,6 +17,8 @@ export interface ModelInfo {
   created: number;
   voices: readonly string[];
   priceMicrosPerMinute: number;
+  /** Languages (ISO-639-1) the model's configured engine recognises; `auto` is accepted besides. */
+  languages: readonly string[];
 }
 
 /** The models this service hosts. Prices come from configuration. */
@@ -22,7 +27,8 @@ export class ModelCatalog {
   readonly models: readonly ModelInfo[];
 
   constructor(config: AppConfig) {
-    this.models = [
+    const engines = enginesDocument(config, MODEL_IDS);
+    const models: Array<Omit<ModelInfo, 'languages'>> = [
       {
         id: VOICECHAT,
         type: 'live',
@@ -38,6 +44,7 @@ export class ModelCatalog {
         priceMicrosPerMinute: config.priceMicrosPerMinute.asr,
       },
     ];
+    this.models = models.map((m) => ({ ...m, languages: modelLanguages(engines, m.id) }));
   }
 
   find(id: string): ModelInfo | undefined {
@@ -48,6 +55,21 @@ export class ModelCatalog {
     const model = this.find(id);
     if (!model) throw new AppError('invalid_parameter', `Unknown model ${JSON.stringify(id)}`, { param });
     return model;
+  }
+
+  /**
+   * Refuses a language the model's engine does not recognise (400 invalid_parameter naming `param`).
+   * `auto` is always accepted; a regional tag (`en-US`) is judged by its language.
+   */
+  checkLanguage(modelId: string, language: string | null | undefined, param: string): void {
+    if (language === null || language === undefined || language === 'auto') return;
+    const languages = this.find(modelId)?.languages ?? [];
+    if (languages.includes(language.toLowerCase().split('-')[0])) return;
+    throw new AppError(
+      'invalid_parameter',
+      `Language ${JSON.stringify(language)} is not available for ${modelId}: it recognises ${languages.join(', ') || 'no language'} (or auto)`,
+      { param },
+    );
   }
 
   defaultFor(type: SessionType): ModelInfo {

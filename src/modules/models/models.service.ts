@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { microsToUsd } from '../../common/money';
-import { FRAME_MS, SAMPLE_RATE, SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
+import { FRAME_MS, SAMPLE_RATE } from '../../engines/engine.types';
+import { ENGINE_REGISTRY, EngineRegistry } from '../../engines/registry/engine-registry';
 import { ModelDto, ModelListDto } from './dto/model.dto';
 import { ModelCatalog, ModelInfo } from './model-catalog';
 
@@ -10,16 +11,15 @@ export class ModelsService {
   constructor(
     private readonly catalog: ModelCatalog,
     private readonly config: AppConfig,
-    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+    @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
   ) {}
 
   list(): ModelListDto {
-    const { inUse, max } = this.engine.capacity();
-    const capacity = { streams_in_use: inUse, streams_max: max };
-    return { object: 'list', data: this.catalog.models.map((m) => this.toDto(m, capacity)) };
+    return { object: 'list', data: this.catalog.models.map((m) => this.toDto(m)) };
   }
 
-  private toDto(model: ModelInfo, capacity: ModelDto['capacity']): ModelDto {
+  private toDto(model: ModelInfo): ModelDto {
+    const { inUse, max } = this.engines.capacityFor(model.id);
     return {
       id: model.id,
       object: 'model',
@@ -30,7 +30,8 @@ export class ModelsService {
       voices: [...model.voices],
       max_session_seconds: this.config.maxSessionSeconds,
       price: { usd_per_minute: microsToUsd(model.priceMicrosPerMinute) },
-      capacity,
+      capacity: { streams_in_use: inUse, streams_max: max },
+      languages: [...model.languages],
     };
   }
 }

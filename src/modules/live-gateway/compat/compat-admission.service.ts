@@ -10,7 +10,9 @@ import { InstanceIdentity } from '../sockets/instance-identity';
 import { requestedOf } from '../sockets/session-config.mapping';
 import { SessionPortsFactory, type SessionPorts } from '../sockets/session-ports.factory';
 import { SocketAdmission, type Admitted } from '../sockets/socket-admission.service';
+import { ModelCatalog } from '../../models/model-catalog';
 import { compatPorts } from './compat-ports';
+import { TRANSCRIPTION_MODEL } from './transcription-defaults';
 import { CompatSessionsRepository } from './compat-sessions.repository';
 
 /** What a compatibility dialect decides at its handshake. */
@@ -18,6 +20,8 @@ export interface CompatDialect<T> {
   readonly name: 'realtime' | 'listen';
   /** Validates the upgrade's query; throws AppError (`invalid_parameter`, HTTP 400) to refuse. */
   parse(req: IncomingMessage): T;
+  /** The language the handshake asks for, if any (checked against the model's languages). */
+  language?(request: T): string | null;
   /** The session's configuration: what the client asked for over the secret's (null for an API key). */
   configure(request: T, lock: SessionConfig | null): SessionConfig;
 }
@@ -47,10 +51,12 @@ export class CompatAdmission {
     private readonly portsFactory: SessionPortsFactory,
     private readonly repository: CompatSessionsRepository,
     private readonly instance: InstanceIdentity,
+    private readonly models: ModelCatalog,
   ) {}
 
   async admit<T>(req: IncomingMessage, dialect: CompatDialect<T>): Promise<void> {
     const request = dialect.parse(req);
+    this.models.checkLanguage(TRANSCRIPTION_MODEL, dialect.language?.(request), 'language');
     await this.refuseLiveSecret(req, dialect.name);
     await this.admission.admit(req, dialect.name);
     const found = this.admission.take(req);

@@ -8,6 +8,7 @@ import { isClientSecret, queryCarriesApiKey } from '../../auth/credentials';
 import type { ApiKeyPrincipal } from '../../auth/principal';
 import { extractSocketCredential, SocketDialect } from '../../auth/socket-credentials';
 import { CAPACITY_GATE, CapacityGate } from '../../client-secrets/capacity-gate';
+import { TRANSCRIPTION_MODEL } from '../compat/transcription-defaults';
 import { ClientSecretsService } from '../../client-secrets/client-secrets.service';
 import { LifecycleState } from '../../health/lifecycle-state';
 import type { OpenedSession } from '../../sessions/opened-session';
@@ -59,7 +60,8 @@ export class SocketAdmission {
     }
     if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
     // Before redemption, so a full instance never burns a secret.
-    const verdict = this.capacity.check();
+    // The compatibility dialects only transcribe; a live socket picks its model later.
+    const verdict = this.capacity.check(dialect === 'live' ? undefined : TRANSCRIPTION_MODEL);
     if (!verdict.available) {
       throw new AppError('capacity_exhausted', 'No speech engine capacity on this instance', {
         retryAfterMs: verdict.retryAfterMs,

@@ -17,7 +17,7 @@ export class ModelPriceDto {
 }
 
 export class ModelCapacityDto {
-  /** Engine streams open on the instance that answered (each session holds one). */
+  /** Engine streams open on the instance that answered (each session holds one); per model's engine. */
   streams_in_use: number;
   /** Streams the instance serves at once; past it new sessions get 503 capacity_exhausted. */
   streams_max: number;
@@ -39,6 +39,11 @@ export class ModelDto {
   max_session_seconds: number;
   price: ModelPriceDto;
   capacity: ModelCapacityDto;
+  /**
+   * Languages (ISO-639-1) the model's engine recognises; a session may ask for one of them or
+   * `auto`, any other is refused with 400 invalid_parameter.
+   */
+  languages: string[];
 }
 
 export class ModelListDto {

@@ -1,6 +1,6 @@
 /**
  * Streaming rational resampler for pcm16 (polyphase windowed-sinc FIR): Deepgram clients send at
- * their own sample rate, the session runs at 24 kHz. The filter cuts at 90 % of the lower Nyquist
+ * their own sample rate, the session runs at 24 kHz, and remote workers take their own rate. The filter cuts at 90 % of the lower Nyquist
  * frequency (anti-aliasing going down, anti-imaging going up) with a Blackman window spanning 16
  * samples of the lower rate: at most 1 ms of delay (at 8 kHz), so transcript timings need no
  * correction. It runs on every frame of every such session, so the inner loop touches typed arrays

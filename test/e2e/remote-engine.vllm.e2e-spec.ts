@@ -1,0 +1,186 @@
+/**
+ * The remote engine against a vLLM Realtime worker written from the published protocol (a real
+ * ws server): the messages it sends, resampling to the worker's rate, deltas and finals mapped to
+ * input_transcript events with timings, the worker pool, and faults mid-utterance.
+ */
+import type { EngineEvent, EngineStream, EngineStreamConfig } from '../../src/engines/engine.types';
+import { ConfigSection } from '../../src/engines/registry/config-section';
+import { RemoteSpeechEngine } from '../../src/engines/remote/remote-speech.engine';
+import { parseRemoteSettings } from '../../src/engines/remote/remote-settings';
+import { chunks, sleep, tone } from '../support/audio';
+import { FakeVllmWorker, FakeWorkerOptions } from '../support/fake-vllm-worker';
+
+const quiet = { warn: () => undefined, error: () => undefined, log: () => undefined };
+
+function engineFor(workers: string[], extra: Record<string, unknown> = {}, apiKey?: string): RemoteSpeechEngine {
+  const settings = parseRemoteSettings(
+    new ConfigSection('test', 'engines.asr', {
+      protocol: 'vllm-realtime',
+      workers,
+      model: 'mistralai/Voxtral-Mini-4B-Realtime-2602',
+      maxStreamsPerWorker: 2,
+      stallTimeoutMs: 400,
+      connectTimeoutMs: 500,
+      healthIntervalMs: 200,
+      backoffMinMs: 200,
+      ...extra,
+    }),
+  );
+  return new RemoteSpeechEngine(settings, () => apiKey, quiet);
+}
+
+const manual = (sessionId: string): EngineStreamConfig => ({
+  sessionId,
+  type: 'transcription',
+  model: 'vendor-asr-streaming',
+  language: 'en',
+  voice: null,
+  turnDetection: null,
+});
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}
+
+async function push(stream: EngineStream, audio: Buffer, paceMs = 0): Promise<void> {
+  for (const frame of chunks(audio, 80)) {
+    stream.pushAudio(frame);
+    if (paceMs) await sleep(paceMs);
+  }
+}
+
+const finals = (events: EngineEvent[]) =>
+  events.filter(
+    (e): e is Extract<EngineEvent, { type: 'input_transcript' }> => e.type === 'input_transcript' && e.done,
+  );
+
+describe('remote engine with a vLLM Realtime worker', () => {
+  const workers: FakeVllmWorker[] = [];
+  let engine: RemoteSpeechEngine | null = null;
+  const startWorker = async (options: FakeWorkerOptions = {}) => {
+    const worker = await FakeVllmWorker.start(options);
+    workers.push(worker);
+    return worker;
+  };
+  afterEach(async () => {
+    await engine?.shutdown();
+    engine = null;
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+  });
+
+  it('speaks the protocol, resamples to 16 kHz and maps deltas and the final onto the timeline', async () => {
+    const worker = await startWorker();
+    engine = engineFor([worker.url], {}, 'sk-upstream-secret');
+    await engine.start();
+    const events: EngineEvent[] = [];
+    const stream = await engine.open(manual('sess_a'), (e) => events.push(e));
+    await push(stream, tone(1600));
+    stream.commit();
+    await until(() => finals(events).length === 1);
+    await stream.close();
+
+    const session = worker.sessions[0];
+    expect(worker.authorizations).toEqual(['Bearer sk-upstream-secret']);
+    expect(session.model).toBe('mistralai/Voxtral-Mini-4B-Realtime-2602');
+    expect(JSON.parse(session.messages[0])).toEqual({ type: 'session.update', model: session.model });
+    expect(JSON.parse(session.messages[1])).toEqual({ type: 'input_audio_buffer.commit' });
+    expect(session.messages.at(-1)).toBe(JSON.stringify({ type: 'input_audio_buffer.commit', final: true }));
+    // 1.6 s at 16 kHz, give or take the resampler's filter delay (under 1 ms).
+    expect(Math.abs(session.generations[0] - 1.6 * 16_000 * 2)).toBeLessThanOrEqual(64);
+
+    const deltas = events.filter((e) => e.type === 'input_transcript' && !e.done) as Array<
+      Extract<EngineEvent, { type: 'input_transcript' }>
+    >;
+    expect(deltas.map((d) => d.delta).join('')).toBe('w1 w2 w3 w4');
+    for (let i = 1; i < deltas.length; i++) expect(deltas[i].startMs).toBeGreaterThanOrEqual(deltas[i - 1].endMs);
+    const [final] = finals(events);
+    expect(final).toMatchObject({ transcript: 'w1 w2 w3 w4', delta: '', startMs: 0, endMs: 1600 });
+    expect(new Set(events.map((e) => (e as { itemId?: string }).itemId))).toEqual(new Set([final.itemId]));
+  });
+
+  it('commits each utterance as its own generation and delivers finals in order', async () => {
+    const worker = await startWorker();
+    engine = engineFor([worker.url]);
+    await engine.start();
+    const events: EngineEvent[] = [];
+    const stream = await engine.open(manual('sess_b'), (e) => events.push(e));
+    await push(stream, tone(800));
+    stream.commit();
+    await push(stream, tone(1200));
+    stream.commit();
+    await stream.close();
+    expect(finals(events).map((f) => [f.transcript, f.startMs, f.endMs])).toEqual([
+      ['w1 w2', 0, 800],
+      ['w1 w2 w3', 800, 2000],
+    ]);
+    expect(worker.sessions[0].generations).toHaveLength(2);
+  });
+
+  it('takes the least-loaded worker, refuses when every slot is taken, and skips an unreachable worker', async () => {
+    const [a, b] = [await startWorker(), await startWorker()];
+    const dead = 'ws://127.0.0.1:1/v1/realtime';
+    engine = engineFor([dead, a.url, b.url], { healthPath: null });
+    await engine.start();
+    const streams: EngineStream[] = [];
+    for (let i = 0; i < 4; i++) streams.push(await engine.open(manual(`sess_${i}`), () => undefined));
+    expect([a.openSockets, b.openSockets]).toEqual([2, 2]);
+    expect(engine.capacity()).toEqual({ inUse: 4, max: 4 });
+    expect(engine.hasCapacity()).toBe(false);
+    await expect(engine.open(manual('sess_x'), () => undefined)).rejects.toMatchObject({
+      retryAfterMs: expect.any(Number),
+    });
+    await Promise.all(streams.map((s) => s.close()));
+    expect(engine.capacity().inUse).toBe(0);
+  });
+
+  it('takes a worker whose health probe fails out of rotation and back once it recovers', async () => {
+    const [a, b] = [await startWorker(), await startWorker({ unhealthy: true })];
+    engine = engineFor([a.url, b.url]);
+    await engine.start();
+    expect(engine.capacity().max).toBe(2);
+    b.options.unhealthy = false;
+    await until(() => engine!.capacity().max === 4, 5_000);
+    expect(b.healthChecks).toBeGreaterThan(1);
+  });
+
+  it.each(['die', 'garbage', 'error', 'stall'] as const)(
+    'moves a stream whose worker faults (%s) mid-utterance to another worker and re-sends the utterance',
+    async (fault) => {
+      const bad = await startWorker({ fault, faultAfterMs: 500 });
+      const good = await startWorker();
+      engine = engineFor([bad.url, good.url], { healthPath: null });
+      await engine.start();
+      const events: EngineEvent[] = [];
+      // Both workers are idle: the first open goes to the first listed, the faulty one.
+      const stream = await engine.open(manual('sess_f'), (e) => events.push(e));
+      expect(bad.openSockets).toBe(1);
+      await push(stream, tone(1200), 5);
+      stream.commit();
+      await until(() => finals(events).length === 1, 10_000);
+      await stream.close();
+      expect(finals(events)[0]).toMatchObject({ transcript: 'w1 w2 w3', startMs: 0, endMs: 1200 });
+      // The whole utterance reached the second worker, once.
+      expect(good.sessions).toHaveLength(1);
+      expect(Math.abs(good.sessions[0].generations[0] - 1.2 * 16_000 * 2)).toBeLessThanOrEqual(64);
+      expect(events.some((e) => e.type === 'error')).toBe(false);
+    },
+  );
+
+  it('ends the stream with a fatal engine_unavailable error when no worker can take it over', async () => {
+    const bad = await startWorker({ fault: 'die', faultAfterMs: 300 });
+    engine = engineFor([bad.url], { healthPath: null });
+    await engine.start();
+    const events: EngineEvent[] = [];
+    const stream = await engine.open(manual('sess_d'), (e) => events.push(e));
+    await push(stream, tone(800), 5);
+    await until(() => events.some((e) => e.type === 'error'));
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'engine_unavailable', fatal: true });
+    await stream.close();
+    expect(engine.capacity().inUse).toBe(0);
+    expect(engine.hasCapacity()).toBe(false); // the dead worker is in backoff
+  });
+});
