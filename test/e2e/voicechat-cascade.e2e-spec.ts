@@ -1,30 +1,25 @@
-import { EmbeddedSpeechEngine } from '../../src/engines/embedded/embedded-speech.engine';
 import {
   concatAudio,
   fliteUtterances,
   silence as silentSamples,
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
-import { createCascadeEngine } from '../../src/engines/cascade/cascade.engine';
-import { cascadeEngineOptions, parseCascadeSettings } from '../../src/engines/cascade/cascade.options';
 import { chatBody, startFakeChatServer, type ChatPlan } from '../../src/engines/cascade/testing/fake-chat-server';
 import { startFakeSpeechServer, type SpeechPlan } from '../../src/engines/cascade/testing/fake-speech-server';
 import type { RecordingServer } from '../../src/engines/cascade/testing/recording-server';
 import { chunks, rms, sleep } from '../support/audio';
-import { overrideSpeechEngine } from '../support/engine-override';
 import { SocketClient } from '../support/socket-client';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * vendor-voicechat served by the cascade through the real app and the live socket: the embedded
- * engine listens (flite speech in), the answer comes from a fake OpenAI-compatible chat server and
+ * vendor-voicechat served by the cascade through the real app and the live socket, configured by an
+ * engines document: the embedded engine listens (flite speech in), the answer comes from a fake OpenAI-compatible chat server and
  * is voiced by a fake OpenAI-compatible speech server, both real HTTP servers on sockets.
  */
 describe('voicechat with the cascaded agent', () => {
   let t: TestApp;
   let apiKey: string;
-  let listener: EmbeddedSpeechEngine;
   let chat: RecordingServer;
   let speech: RecordingServer;
   let chatPlan: ChatPlan;
@@ -35,29 +30,31 @@ describe('voicechat with the cascaded agent', () => {
   beforeAll(async () => {
     chat = await startFakeChatServer(() => chatPlan);
     speech = await startFakeSpeechServer(() => speechPlan);
-    listener = new EmbeddedSpeechEngine({ maxStreams: 2 });
-    const settings = parseCascadeSettings({
-      chat: {
-        url: chat.baseUrl,
-        model: 'llama-3.2-3b-instruct',
-        systemPrompt: 'You are Aria. Answer in one short sentence.',
-        maxTokens: 80,
-        temperature: 0.3,
-        timeoutMs: 2000,
-        apiKey: { env: 'CHAT_API_KEY' },
+    // The engines document the README shows: the embedded engine listens, the cascade answers.
+    const engines = {
+      engines: {
+        listen: { kind: 'embedded', maxStreams: 2 },
+        voicechat: {
+          kind: 'cascade',
+          listener: 'listen',
+          languages: ['en'],
+          chat: {
+            url: chat.baseUrl,
+            model: 'llama-3.2-3b-instruct',
+            systemPrompt: 'You are Aria. Answer in one short sentence.',
+            maxTokens: 80,
+            temperature: 0.3,
+            timeoutMs: 2000,
+            apiKey: { env: 'CHAT_API_KEY' },
+          },
+          speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart', timeoutMs: 2000 },
+        },
       },
-      speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart', timeoutMs: 2000 },
+      models: { 'vendor-asr-streaming': 'listen', 'vendor-voicechat': 'voicechat' },
+    };
+    t = await startTestApp(databaseTargets()[0], {
+      env: { ENGINES_JSON: JSON.stringify(engines), CHAT_API_KEY: 'sk-upstream-e2e-secret' },
     });
-    const cascade = createCascadeEngine(
-      cascadeEngineOptions(settings, () => 'sk-upstream-e2e-secret'),
-      listener,
-    );
-    const restore = overrideSpeechEngine(cascade);
-    try {
-      t = await startTestApp(databaseTargets()[0]);
-    } finally {
-      restore();
-    }
     ({ apiKey } = await t.newProject());
     const [ask, talk] = await fliteUtterances('awb', [
       'what time is it right now',
@@ -69,7 +66,6 @@ describe('voicechat with the cascaded agent', () => {
   }, 120_000);
   afterAll(async () => {
     await t?.close();
-    await listener?.shutdown();
     await chat?.close();
     await speech?.close();
   });
