@@ -176,7 +176,7 @@ describe('voicechat with the cascaded agent', () => {
     await c.waitFor('session.closed');
   }, 120_000);
 
-  it('a chat server failing with 500 fails that turn with an error event; the session answers the next one', async () => {
+  it('a chat server failing with 500, or not answering, fails that turn with an error event; the session answers the next one', async () => {
     chatPlan = { kind: 'error', status: 500, message: 'model crashed at /opt/llm', type: 'server_error', code: null };
     speechPlan = { msPerChar: 30, chunkMs: 100, chunkEveryMs: 10 };
     const c = await startSession();
@@ -187,14 +187,22 @@ describe('voicechat with the cascaded agent', () => {
     expect(error.error.message).not.toMatch(/opt|crashed/);
     expect(c.events.filter(turnEvent('response_started'))).toHaveLength(0);
 
+    // A chat server that never answers: the turn times out (chat.timeoutMs, 2 s here).
+    chatPlan = { kind: 'hang' };
+    const hung = chat.requests.length;
+    await stream(c, question);
+    const timeout = await c.waitFor((e) => e.type === 'error' && e.error.message.startsWith('chat_timeout'), 30_000);
+    expect(timeout.error).toMatchObject({ code: 'engine_error' });
+    await chat.waitUntil(() => chat.requests[hung]?.aborted === true);
+
     chatPlan = { kind: 'reply', pieces: ['I am back.'] };
     await stream(c, question);
     const said = await c.waitFor((e) => e.type === 'session.output_transcript.delta' && e.done === true, 30_000);
     expect(said.transcript).toBe('I am back.');
-    // The failed turn's question is still context: two user messages, merged into one.
+    // The failed turns' questions are still context: three user messages, merged into one.
     const messages = chatBody(chat.requests.at(-1)!).messages;
     expect(messages.map((m) => m.role)).toEqual(['system', 'user']);
-    expect(messages[1].content.split('\n')).toHaveLength(2);
+    expect(messages[1].content.split('\n')).toHaveLength(3);
     c.send({ type: 'session.close' });
     await c.waitFor('session.closed');
   }, 120_000);

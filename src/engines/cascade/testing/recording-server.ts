@@ -15,6 +15,8 @@ export interface RecordedRequest {
   aborted: boolean;
   /** The whole answer was written. */
   completed: boolean;
+  /** performance.now() when the request's body had arrived. */
+  receivedAt: number;
   /** performance.now() when the client closed the request early. */
   abortedAt: number | null;
 }
@@ -56,6 +58,7 @@ export class RecordingServer {
           body,
           aborted: false,
           completed: false,
+          receivedAt: performance.now(),
           abortedAt: null,
         };
         self!.requests.push(recorded);
