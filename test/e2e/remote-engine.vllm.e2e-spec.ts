@@ -7,6 +7,12 @@ import type { EngineEvent, EngineStream, EngineStreamConfig } from '../../src/en
 import { ConfigSection } from '../../src/engines/registry/config-section';
 import { RemoteSpeechEngine } from '../../src/engines/remote/remote-speech.engine';
 import { parseRemoteSettings } from '../../src/engines/remote/remote-settings';
+import {
+  concatAudio,
+  fliteUtterances,
+  silence,
+  toSessionAudio,
+} from '../../src/engines/embedded/testing/speech-fixtures';
 import { chunks, sleep, tone } from '../support/audio';
 import { FakeVllmWorker, FakeWorkerOptions } from '../support/fake-vllm-worker';
 
@@ -102,6 +108,53 @@ describe('remote engine with a vLLM Realtime worker', () => {
     expect(new Set(events.map((e) => (e as { itemId?: string }).itemId))).toEqual(new Set([final.itemId]));
   });
 
+  it('finds turns with its own VAD: speech_started/stopped locally, one generation per utterance', async () => {
+    const worker = await startWorker();
+    engine = engineFor([worker.url]);
+    await engine.start();
+    const spoken = await fliteUtterances('awb', ['turn off the lights in the kitchen', 'what time is it right now']);
+    const clips = spoken.map((u) => toSessionAudio(u.clip));
+    const audio = concatAudio([silence(600), clips[0], silence(1500), clips[1], silence(1500)]);
+    const events: EngineEvent[] = [];
+    const stream = await engine.open(
+      {
+        ...manual('sess_vad'),
+        turnDetection: { type: 'server_vad', threshold: 0.5, silenceDurationMs: 500, prefixPaddingMs: 300 },
+      },
+      (e) => events.push(e),
+    );
+    await push(stream, Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength), 2);
+    await until(() => finals(events).length === 2);
+    await stream.close();
+
+    const started = events.filter((e) => e.type === 'speech_started') as Array<{
+      itemId: string;
+      audioStartMs: number;
+    }>;
+    const stopped = events.filter((e) => e.type === 'speech_stopped') as Array<{ itemId: string; audioEndMs: number }>;
+    expect(started).toHaveLength(2);
+    expect(stopped.map((e) => e.itemId)).toEqual(started.map((e) => e.itemId));
+    expect(finals(events).map((f) => f.itemId)).toEqual(started.map((e) => e.itemId));
+    // Onsets near where the speech is (less the 300 ms padding), ends before the next utterance.
+    const secondAt = 600 + clips[0].length / 24 + 1500;
+    expect(started[0].audioStartMs).toBeGreaterThanOrEqual(0);
+    expect(started[0].audioStartMs).toBeLessThan(600);
+    expect(stopped[0].audioEndMs).toBeLessThan(secondAt);
+    expect(started[1].audioStartMs).toBeGreaterThan(stopped[0].audioEndMs);
+    // flite's clips begin with a little silence of their own: the onset is at or after the clip start.
+    expect(started[1].audioStartMs).toBeGreaterThanOrEqual(secondAt - 300 - 100);
+    expect(started[1].audioStartMs).toBeLessThan(secondAt + 500);
+    finals(events).forEach((f, i) => {
+      expect(f.startMs).toBe(started[i].audioStartMs);
+      expect(f.endMs).toBe(stopped[i].audioEndMs);
+      expect(f.transcript).toMatch(/^w1( w\d+)*$/);
+    });
+    // Only the utterances reached the worker, not the silence between them.
+    expect(worker.sessions[0].generations).toHaveLength(2);
+    const sentMs = worker.sessions[0].generations.reduce((n, b) => n + b / 32, 0);
+    expect(sentMs).toBeLessThan(audio.length / 24 - 1500);
+  });
+
   it('commits each utterance as its own generation and delivers finals in order', async () => {
     const worker = await startWorker();
     engine = engineFor([worker.url]);
@@ -135,6 +188,22 @@ describe('remote engine with a vLLM Realtime worker', () => {
     });
     await Promise.all(streams.map((s) => s.close()));
     expect(engine.capacity().inUse).toBe(0);
+  });
+
+  it('skips a worker that accepts the socket but never greets, after connectTimeoutMs', async () => {
+    const [hung, good] = [await startWorker({ silent: true }), await startWorker()];
+    engine = engineFor([hung.url, good.url], { healthPath: null });
+    await engine.start();
+    const events: EngineEvent[] = [];
+    const started = Date.now();
+    const stream = await engine.open(manual('sess_h'), (e) => events.push(e));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    await push(stream, tone(400));
+    stream.commit();
+    await until(() => finals(events).length === 1);
+    await stream.close();
+    expect(good.sessions).toHaveLength(1);
+    expect(hung.openSockets).toBe(0);
   });
 
   it('takes a worker whose health probe fails out of rotation and back once it recovers', async () => {

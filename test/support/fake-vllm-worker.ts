@@ -20,6 +20,8 @@ export interface FakeWorkerOptions {
   faultAfterMs?: number;
   /** Answer 503 on /health. */
   unhealthy?: boolean;
+  /** Accept sockets but never say anything (a hung worker). */
+  silent?: boolean;
 }
 
 export interface ReceivedSession {
@@ -92,6 +94,7 @@ export class FakeVllmWorker {
     let words = 0;
     let generating = false;
     let faulted = false;
+    if (this.options.silent) return;
     ws.send(JSON.stringify({ type: 'session.created', id: 'sess_fake', created: 0 }));
     ws.on('message', (data: Buffer) => {
       if (faulted) return;

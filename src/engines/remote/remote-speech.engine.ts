@@ -37,8 +37,9 @@ export class RemoteSpeechEngine implements SpeechEngine {
     this.pool = new WorkerPool(settings, logger);
   }
 
+  /** Probes the workers and loads the VAD, so the first session waits for neither. */
   async start(): Promise<void> {
-    await this.pool.start();
+    await Promise.all([this.pool.start(), this.loadVad()]);
     const every = Math.max(25, Math.min(1000, Math.floor(this.settings.stallTimeoutMs / 4)));
     this.sweeper = setInterval(() => this.sweep(), every).unref();
   }
