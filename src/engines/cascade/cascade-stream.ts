@@ -44,22 +44,25 @@ export class CascadeStream implements EngineStream {
 
   readonly hear = (event: EngineEvent): void => {
     switch (event.type) {
-      case 'speech_started':
-        this.bargeIn();
-        break;
-      case 'input_transcript':
-        if (event.delta.trim() !== '' && event.itemId !== this.answering) this.bargeIn();
-        break;
       case 'response_started':
       case 'output_audio':
       case 'output_transcript':
       case 'response_done':
         return; // a transcription stream has no voice; nothing of it is ours to forward
+      case 'speech_started':
+        // As the embedded engine does: the session hears of the speech first (and cuts the response
+        // it is playing), then the answer stops.
+        this.emit(event);
+        this.bargeIn();
+        return;
+      case 'input_transcript':
+        this.emit(event);
+        if (event.delta.trim() !== '' && event.itemId !== this.answering) this.bargeIn();
+        if (event.done) this.answer(event.itemId, event.transcript ?? '');
+        return;
       default:
-        break;
+        this.emit(event);
     }
-    this.emit(event);
-    if (event.type === 'input_transcript' && event.done) this.answer(event.itemId, event.transcript ?? '');
   };
 
   pushAudio(frame: Buffer): void {

@@ -83,10 +83,14 @@ export class CascadeTurn {
     const speaking = this.speak(queue);
     const splitter = new SentenceSplitter(this.deps.maxSentenceChars);
     try {
+      let answered = false;
       for await (const delta of this.deps.chat.stream(messages, this.controller.signal)) {
+        answered ||= delta.trim() !== '';
         for (const sentence of splitter.push(delta)) queue.push(sentence);
       }
       for (const sentence of splitter.end()) queue.push(sentence);
+      // Nothing to say is not an error for the client, but an operator should see it.
+      if (!answered) this.deps.warn('the chat server answered with no text');
     } catch (error) {
       this.fail(error);
     }

@@ -7,14 +7,19 @@
  * listener belongs to whoever made it (the engines registry starts and shuts it down).
  */
 import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../engine.types';
-import type { EngineLogger } from '../embedded/engine-options';
 import { CascadeStream } from './cascade-stream';
 import type { CascadeEngineOptions } from './cascade.options';
 import { ChatClient } from './chat-client';
 import { SpeechClient } from './speech-client';
 
+/** Where the engine reports upstream failures (details the client is not shown); silent without one. */
+export interface CascadeLogger {
+  warn?(message: string): void;
+  error?(message: string): void;
+}
+
 export interface CascadeEngineExtras {
-  logger?: EngineLogger;
+  logger?: CascadeLogger;
   /** The voice's clock (tests). */
   now?: () => number;
 }

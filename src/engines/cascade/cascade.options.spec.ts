@@ -57,7 +57,7 @@ describe('cascade settings', () => {
     [{ chat: { url: 'http://x', model: 'm', max_tokens: 5 } }, 'chat.max_tokens', 'unknown setting'],
     [{ speech: { url: 'http://x', model: 'k' } }, 'speech.voice', 'must be a non-empty string'],
     [{ chat: { url: 'http://x', model: 'm', apiKey: 'sk-literal' } }, 'chat.apiKey', 'must be {"env": "VARIABLE"}'],
-    [{ historyMessages: -1 }, 'historyMessages', 'must be a number from 0 to 1000'],
+    [{ historyMessages: 0 }, 'historyMessages', 'must be a number from 1 to 1000'],
   ])('refuse %j naming the setting', (override, key, problem) => {
     let error: unknown;
     try {

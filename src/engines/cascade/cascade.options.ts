@@ -36,7 +36,7 @@ export interface CascadeSettings {
     timeoutMs: number;
     apiKey: CredentialRef | null;
   };
-  /** Past messages sent as context (user and assistant, merged per role). */
+  /** Conversation messages sent, the current question included (user and assistant, merged per role). */
   historyMessages: number;
   /** Audio sent ahead of real-time playback. */
   outputLeadMs: number;
@@ -97,7 +97,7 @@ export function parseCascadeSettings(raw: unknown, extraKeys: readonly string[] 
       timeoutMs: integer(speech.timeoutMs, 'speech.timeoutMs', 10_000, 100, 600_000),
       apiKey: credential(speech.apiKey, 'speech.apiKey'),
     },
-    historyMessages: integer(root.historyMessages, 'historyMessages', 20, 0, 1000),
+    historyMessages: integer(root.historyMessages, 'historyMessages', 20, 1, 1000),
     outputLeadMs: integer(root.outputLeadMs, 'outputLeadMs', 160, 0, 10_000),
     maxSentenceChars: integer(root.maxSentenceChars, 'maxSentenceChars', 240, 20, 10_000),
   };

@@ -50,6 +50,11 @@ describe('SpeechClient', () => {
     await expect(collect(client())).rejects.toMatchObject({ upstream: 'speech', kind: 'http', status: 503 });
   });
 
+  it('refuses a WAV answer (a server that ignored response_format) rather than play its header', async () => {
+    plan = { msPerChar: 50, chunkMs: 100, chunkEveryMs: 0, wav: true };
+    await expect(collect(client())).rejects.toMatchObject({ upstream: 'speech', kind: 'protocol' });
+  });
+
   it('closes the request when aborted mid-audio', async () => {
     plan = { msPerChar: 100, chunkMs: 40, chunkEveryMs: 40 };
     const controller = new AbortController();

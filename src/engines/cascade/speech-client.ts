@@ -24,8 +24,13 @@ export class SpeechClient {
     const { url, model, voice, speed, timeoutMs, apiKey } = this.options;
     const body = { model, input: text, voice, response_format: 'pcm', speed };
     let carry: Buffer | null = null;
+    let first = true;
     for await (const chunk of postStream({ upstream: 'speech', url, body, apiKey: apiKey(), timeoutMs, signal })) {
       let bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      // A server that ignores response_format would have its WAV header played as a click.
+      if (first && bytes.subarray(0, 4).toString('latin1') === 'RIFF')
+        throw new UpstreamError('speech', 'protocol', 'the speech server sent WAV, not raw pcm');
+      first = false;
       if (carry) {
         bytes = Buffer.concat([carry, bytes]);
         carry = null;

@@ -16,6 +16,8 @@ export interface SpeechPlan {
   failWith?: number;
   /** Cut chunks at odd byte counts (a sample split across chunks). */
   oddChunks?: boolean;
+  /** Ignore response_format and answer a WAV file, as a server without pcm support would. */
+  wav?: boolean;
 }
 
 export const SPEECH_RATE = 24_000;
@@ -44,6 +46,24 @@ export async function startFakeSpeechServer(plan: (request: RecordedRequest) => 
     const pcm = Buffer.alloc(samples * 2);
     for (let i = 0; i < samples; i++)
       pcm.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 300 * i) / SPEECH_RATE)), i * 2);
+    if (chosen.wav) {
+      const header = Buffer.alloc(44);
+      header.write('RIFF', 0, 'latin1');
+      header.writeUInt32LE(36 + pcm.length, 4);
+      header.write('WAVEfmt ', 8, 'latin1');
+      header.writeUInt32LE(16, 16);
+      header.writeUInt16LE(1, 20);
+      header.writeUInt16LE(1, 22);
+      header.writeUInt32LE(SPEECH_RATE, 24);
+      header.writeUInt32LE(SPEECH_RATE * 2, 28);
+      header.writeUInt16LE(2, 32);
+      header.writeUInt16LE(16, 34);
+      header.write('data', 36, 'latin1');
+      header.writeUInt32LE(pcm.length, 40);
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      res.end(Buffer.concat([header, pcm]));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'audio/pcm' });
     const chunkBytes = Math.round((chosen.chunkMs * SPEECH_RATE) / 1000) * 2 + (chosen.oddChunks ? 1 : 0);
     for (let at = 0; at < pcm.length; at += chunkBytes) {
