@@ -3,7 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
-import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
+import { ENGINE_REGISTRY, EngineRegistry } from '../../engines/registry/engine-registry';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
 import { guardCompatHandshake } from './compat/compat-handshake';
 import { ListenConnection, listenTransport } from './listen.connection';
@@ -27,7 +27,7 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
-    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+    @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
   ) {}
 
   afterInit(server: WebSocketServer): void {
@@ -45,7 +45,8 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
       sessionId: admitted.sessionId,
       config: admitted.config,
       listen: admitted.request,
-      engine: this.engine,
+      // The model's own engine: a Deepgram session never changes model, and Metadata names the engine.
+      engine: this.engines.engineFor(admitted.config.model),
       store: admitted.ports.store,
       meter: admitted.ports.meter,
       transport: listenTransport(ws),
