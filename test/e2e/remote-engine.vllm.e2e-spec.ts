@@ -239,6 +239,25 @@ describe('remote engine with a vLLM Realtime worker', () => {
     },
   );
 
+  it('moves an idle stream whose worker went away without spending a failover', async () => {
+    const [a, b] = [await startWorker(), await startWorker()];
+    engine = engineFor([a.url, b.url], { healthPath: null, maxFailovers: 0 });
+    await engine.start();
+    const events: EngineEvent[] = [];
+    const stream = await engine.open(manual('sess_i'), (e) => events.push(e));
+    await push(stream, tone(400));
+    stream.commit();
+    await until(() => finals(events).length === 1);
+    a.killSockets(); // between utterances: nothing is owed
+    await until(() => b.openSockets === 1);
+    await push(stream, tone(800));
+    stream.commit();
+    await until(() => finals(events).length === 2);
+    await stream.close();
+    expect(finals(events).map((f) => f.transcript)).toEqual(['w1', 'w1 w2']);
+    expect(events.some((e) => e.type === 'error')).toBe(false);
+  });
+
   it('ends the stream with a fatal engine_unavailable error when no worker can take it over', async () => {
     const bad = await startWorker({ fault: 'die', faultAfterMs: 300 });
     engine = engineFor([bad.url], { healthPath: null });

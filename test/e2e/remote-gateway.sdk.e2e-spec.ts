@@ -25,7 +25,7 @@ import { fetchTrusting, pemPair, wordsHeard } from '../support/tls-and-words';
 
 const REFERENCES = ['the quick brown fox jumped over the lazy dog', 'turn off the lights in the kitchen'];
 
-export function gatewayEngines(workerUrls: string[], extra: Record<string, unknown> = {}): string {
+function gatewayEngines(workerUrls: string[], extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     engines: {
       workers: {

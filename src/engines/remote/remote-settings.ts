@@ -27,7 +27,7 @@ export interface RemoteSettings {
   connectTimeoutMs: number;
   /** A worker that sends nothing for this long while a final transcript is owed has stalled. */
   stallTimeoutMs: number;
-  /** Workers a session may move to after its worker fails, before it ends (engine_unavailable). */
+  /** Moves to another worker for one utterance before the stream ends (engine_unavailable). */
   maxFailovers: number;
   backoffMinMs: number;
   backoffMaxMs: number;

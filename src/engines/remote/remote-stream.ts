@@ -24,6 +24,7 @@ import { WorkerLink } from './worker-link';
 import type { Worker, WorkerPool } from './worker-pool';
 
 const SAMPLES_PER_MS = 24;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** Speech shorter than this is not a turn (the embedded engine's measured default). */
 const MIN_SPEECH_MS = 96;
 
@@ -47,7 +48,9 @@ export class RemoteStream implements EngineStream {
   /** Unfinished utterances in order; the last one may still be receiving audio. */
   private utterances: Utterance[] = [];
   private current: Utterance | null = null;
+  /** Workers that failed this stream since its last final transcript (not tried again meanwhile). */
   private readonly triedWorkers = new Set<Worker>();
+  /** Moves since the last final: a long session may outlive many workers, one utterance only a few. */
   private failovers = 0;
   private lastEndMs = 0;
   private closing = false;
@@ -99,7 +102,7 @@ export class RemoteStream implements EngineStream {
 
   pushAudio(frame: Buffer): void {
     if (this.closing || this.dead) return;
-    const samples = pcm16FromBuffer(frame);
+    const samples = samplesOf(frame);
     this.history.append(samples);
     if (this.detector === null && this.current === null) this.startUtterance(this.receivedMs - frame.length / 48);
     else if (this.current !== null) this.addAudio(this.current, frame);
@@ -140,6 +143,8 @@ export class RemoteStream implements EngineStream {
     if (this.scorer) await this.scorer.idle();
     this.closing = true;
     this.scorer?.stop();
+    if (this.current && this.detector?.speaking)
+      this.emit({ type: 'speech_stopped', itemId: this.current.id, audioEndMs: this.receivedMs });
     if (this.current) this.endUtterance(this.receivedMs);
     if (this.owed() && !this.dead) {
       await new Promise<void>((resolve) => {
@@ -221,6 +226,9 @@ export class RemoteStream implements EngineStream {
       return;
     }
     this.utterances.shift();
+    this.failovers = 0;
+    this.triedWorkers.clear();
+    if (this.link) this.triedWorkers.add(this.link.worker);
     if (!utterance.discarded) this.emit(utterance.done(event.text));
     if (this.closing && !this.owed()) this.drained?.();
   }
@@ -278,7 +286,9 @@ export class RemoteStream implements EngineStream {
     if (this.dead) return;
     logger.warn(`stream ${this.config.sessionId}: worker ${link.worker.url.host} failed: ${reason}`);
     if (this.closing && !this.owed()) return;
-    if (this.failovers++ < settings.maxFailovers && (await this.connect())) return;
+    // A worker that drops an idle stream (nothing owed) costs no failover: nothing is lost.
+    if (this.utterances.length > 0) this.failovers++;
+    if (this.failovers <= settings.maxFailovers && (await this.connect())) return;
     this.dead = true;
     this.emit({
       type: 'error',
@@ -306,4 +316,11 @@ export class RemoteStream implements EngineStream {
       this.deps.logger.error(`stream ${this.config.sessionId}: event sink threw: ${String(error)}`);
     }
   }
+}
+
+/** Frames may be kept (see InputFramer): an aligned little-endian frame is viewed, not copied. */
+function samplesOf(frame: Buffer): Int16Array {
+  return LITTLE_ENDIAN && frame.byteOffset % 2 === 0
+    ? new Int16Array(frame.buffer, frame.byteOffset, frame.length >> 1)
+    : pcm16FromBuffer(frame);
 }
