@@ -40,7 +40,7 @@ describe('engines configuration', () => {
     [
       'an unknown engine kind',
       { engines: { asr: { ...remote, kind: 'whisper' }, local: { kind: 'scripted' } }, models: MODELS },
-      /ENGINES_JSON engines\.asr\.kind: unknown engine kind "whisper" \(known: embedded, scripted, remote\)/,
+      /ENGINES_JSON engines\.asr\.kind: unknown engine kind "whisper" \(known: embedded, scripted, remote, cascade\)/,
     ],
     [
       'a bad worker URL',

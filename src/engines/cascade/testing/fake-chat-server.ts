@@ -1,0 +1,83 @@
+/**
+ * A fake OpenAI-compatible chat completions server, written from the published protocol
+ * (`POST /v1/chat/completions`, `stream: true`): `chat.completion.chunk` objects as Server-Sent
+ * Events, the first carrying the assistant role, the last an empty delta with `finish_reason`,
+ * then `data: [DONE]`. Errors are `{error: {message, type, code}}` with an HTTP status. What it
+ * answers is decided per request by a plan, so a test can script a reply, a failure or a stall.
+ */
+import type { ServerResponse } from 'node:http';
+import { pause, RecordingServer, type RecordedRequest } from './recording-server';
+
+export type ChatPlan =
+  /** Streams `pieces` as content deltas, `delayMs` apart (the wire chunks may be split further). */
+  | { kind: 'reply'; pieces: string[]; delayMs?: number; splitBytes?: number }
+  | { kind: 'error'; status: number; message: string; type: string; code: string | null }
+  /** Accepts the request and never answers. */
+  | { kind: 'hang' }
+  /** Streams `pieces`, then stops sending without ending the response. */
+  | { kind: 'stall'; pieces: string[] };
+
+export async function startFakeChatServer(plan: (request: RecordedRequest) => ChatPlan): Promise<RecordingServer> {
+  return RecordingServer.start(async (request, res) => {
+    if (request.method !== 'POST' || request.path !== '/v1/chat/completions') return notFound(res);
+    const body = request.body as { model?: unknown; messages?: unknown; stream?: unknown };
+    if (typeof body?.model !== 'string' || !Array.isArray(body.messages) || body.stream !== true) {
+      return sendError(res, 400, 'model, messages and stream: true are required', 'invalid_request_error', null);
+    }
+    const chosen = plan(request);
+    if (chosen.kind === 'error') return sendError(res, chosen.status, chosen.message, chosen.type, chosen.code);
+    if (chosen.kind === 'hang') return;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: object, finish: string | null) =>
+      `data: ${JSON.stringify({
+        id: 'chatcmpl-fake',
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      })}\n\n`;
+    const write = async (text: string, splitBytes?: number) => {
+      if (!splitBytes) return void res.write(text);
+      // Cut the wire stream anywhere, even inside a UTF-8 character: the client must reassemble.
+      const bytes = Buffer.from(text);
+      for (let at = 0; at < bytes.length && !res.destroyed; at += splitBytes) {
+        res.write(bytes.subarray(at, at + splitBytes));
+        await pause(res, 1);
+      }
+    };
+    await write(': keep-alive comment\n\n' + chunk({ role: 'assistant', content: '' }, null));
+    const delayMs = chosen.kind === 'reply' ? (chosen.delayMs ?? 0) : 0;
+    const splitBytes = chosen.kind === 'reply' ? chosen.splitBytes : undefined;
+    for (const piece of chosen.pieces) {
+      if (res.destroyed) return;
+      if (delayMs > 0) await pause(res, delayMs);
+      if (res.destroyed) return;
+      await write(chunk({ content: piece }, null), splitBytes);
+    }
+    if (chosen.kind === 'stall') return;
+    await write(chunk({}, 'stop') + 'data: [DONE]\n\n', splitBytes);
+    res.end();
+  });
+}
+
+function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message, type, code } }));
+}
+
+function notFound(res: ServerResponse): void {
+  sendError(res, 404, 'not found', 'invalid_request_error', null);
+}
+
+export interface ChatRequestBody {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  stream: boolean;
+  max_tokens?: number;
+  temperature?: number;
+}
+
+/** The request as the fake received it (validated by the fake before it answered). */
+export function chatBody(request: RecordedRequest): ChatRequestBody {
+  return request.body as ChatRequestBody;
+}
