@@ -19,6 +19,7 @@ import {
 import { SocketClient } from '../support/socket-client';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 const EXAMPLES = join(__dirname, '../../examples');
 const run = promisify(execFile);
@@ -103,10 +104,13 @@ describe('examples/', () => {
     expect(transcripts.length).toBeGreaterThanOrEqual(2);
     expect(transcripts[0]).toMatch(/time/);
     expect(out).toMatch(/^closed: 1000$/m);
-    const sessions = (
-      await t.app.inject({ method: 'GET', url: '/v1/sessions', headers: { authorization: `Bearer ${env.API_KEY}` } })
-    ).json();
-    expect(sessions.data.some((s: any) => s.type === 'transcription' && s.status === 'closed')).toBe(true);
+    // The socket's close reaches the client before the session row is written.
+    await waitFor(async () => {
+      const sessions = (
+        await t.app.inject({ method: 'GET', url: '/v1/sessions', headers: { authorization: `Bearer ${env.API_KEY}` } })
+      ).json();
+      return sessions.data.some((s: any) => s.type === 'transcription' && s.status === 'closed');
+    });
   }, 120_000);
 
   it('deepgram-transcription.mjs: audio at flite’s own rate, final results, Metadata and a clean close', async () => {

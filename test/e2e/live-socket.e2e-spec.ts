@@ -3,6 +3,7 @@ import { silence, sleep, tone } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 const START = { type: 'session.start', session: { model: 'vendor-voicechat', audio: { output: { voice: 'aria' } } } };
 
@@ -240,11 +241,3 @@ describe.each(databaseTargets())('live socket protocol on %s', (target) => {
     }, 60_000);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(100);
-  }
-}
