@@ -10,7 +10,8 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { machineInfo, readReport, reportPath, resultsDir, type BenchReport } from './support/report';
+import { writeBenchmarksDoc } from './support/benchmarks-doc';
+import { machineInfo, portablePath, readReport, reportPath, resultsDir, type BenchReport } from './support/report';
 
 const SUFFIX = '.bench.js';
 /** A case that hangs is stopped; each case bounds itself well below this. */
@@ -67,7 +68,7 @@ function outcomeOf(
     met: fresh && typeof report?.met === 'boolean' ? report.met : null,
     headline: fresh && typeof report?.headline === 'string' ? report.headline : null,
     date,
-    report: date !== null ? reportPath(name) : null,
+    report: date !== null ? portablePath(reportPath(name)) : null,
   };
 }
 
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
   };
   writeFileSync(join(resultsDir(), 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   printTable(outcomes);
-  process.stdout.write(`→ ${join(resultsDir(), 'summary.json')}\n`);
+  process.stdout.write(`→ ${join(resultsDir(), 'summary.json')}\n→ ${writeBenchmarksDoc()}\n`);
   if (outcomes.some((o) => o.ran && (o.exitCode !== 0 || o.date === null))) process.exitCode = 1;
 }
 

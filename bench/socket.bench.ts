@@ -38,7 +38,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { summarizeProfile, type ProfileSummary } from './support/cpu-profile';
 import { rssMb } from './support/proc-usage';
-import { round, writeReport } from './support/report';
+import { portablePath, round, writeReport } from './support/report';
 import { createScratchDatabase } from './support/scratch-database';
 import { waitForQuiet } from './support/socket/quiet-machine';
 import { measureStep, stepLine, type MeasureOptions, type StepResult } from './support/socket/measure-step';
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     const report = summarize(steps, options, profile, Date.now() - started, loadAtStart);
     const path = writeReport(report);
     process.stdout.write(`${report.headline}\n→ ${path}\n`);
-    if (profile) printProfile(profile);
+    if (profile) printProfile(profile, workDir);
     // The servers' log and the profiles are kept only for diagnostics (or when the run failed).
     if (!options.profile && execArgv.length === 0) rmSync(workDir, { recursive: true, force: true });
   } finally {
@@ -292,15 +292,21 @@ function profiles(dir: string, ran: number[]): StepProfiles | null {
     : Math.max(...ran.filter((n) => n < TARGET_SESSIONS), ran[0]);
   const files = { service: profileFile(dir, 'service', sessions), relay: profileFile(dir, 'relay', sessions) };
   if (!existsSync(files.service) || !existsSync(files.relay)) return null;
-  return { sessions, files, service: summarizeProfile(files.service), relay: summarizeProfile(files.relay) };
+  return {
+    sessions,
+    // Kept in a temporary folder of this machine: the report names the files, not the folder.
+    files: { service: portablePath(files.service), relay: portablePath(files.relay) },
+    service: summarizeProfile(files.service),
+    relay: summarizeProfile(files.relay),
+  };
 }
 
-function printProfile(profiles: StepProfiles): void {
+function printProfile(profiles: StepProfiles, dir: string): void {
   const lines: string[] = [];
   for (const kind of ['service', 'relay'] as const) {
     const profile = profiles[kind];
     lines.push(
-      `  ${kind} profile at ${profiles.sessions} sessions (${profile.busyMs} ms busy; ${profiles.files[kind]}), by area:`,
+      `  ${kind} profile at ${profiles.sessions} sessions (${profile.busyMs} ms busy; ${join(dir, profiles.files[kind])}), by area:`,
     );
     for (const e of profile.byArea.slice(0, 12)) lines.push(`    ${String(e.percent).padStart(5)}%  ${e.name}`);
     lines.push('  by function (self time):');

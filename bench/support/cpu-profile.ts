@@ -93,5 +93,6 @@ function shortUrl(url: string): string {
 
 function ownPath(url: string): string {
   const at = Math.max(url.lastIndexOf('/src/'), url.lastIndexOf('/libs/'), url.lastIndexOf('/bench/'));
-  return at >= 0 ? url.slice(at + 1) : url.replace(/^file:\/\//, '');
+  // Elsewhere on the machine (a temporary build, say): only the file's name, never the machine's folders.
+  return at >= 0 ? url.slice(at + 1) : url.slice(url.lastIndexOf('/') + 1);
 }

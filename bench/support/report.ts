@@ -2,9 +2,10 @@
  * The one shape every benchmark case writes to bench/results/<name>.json, so that `npm run bench`
  * can summarise cases it knows nothing about. A case calls writeReport() once, at its end.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 export interface MachineInfo {
   cpus: number;
@@ -14,6 +15,10 @@ export interface MachineInfo {
   node: string;
   /** 1, 5 and 15 minute load averages when the report was written: the machine may be shared. */
   loadAverage: number[];
+  /** The commit the figures were measured on (null outside a git checkout). */
+  commit: string | null;
+  /** True when the working tree had uncommitted changes: the figures are not exactly the commit's. */
+  dirty: boolean;
 }
 
 export interface BenchReport<R = unknown> {
@@ -36,7 +41,39 @@ export function machineInfo(): MachineInfo {
     memory: round(totalmem() / 2 ** 30, 1),
     node: process.version,
     loadAverage: loadavg().map((value) => round(value, 2)),
+    ...gitState(),
   };
+}
+
+function gitState(): { commit: string | null; dirty: boolean } {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: repoRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const commit = git('rev-parse', 'HEAD');
+    // bench/results/ changes as the cases run; only the code decides whether the figures are the commit's.
+    const dirty = git(
+      'status',
+      '--porcelain',
+      '--untracked-files=no',
+      '--',
+      '.',
+      ':(exclude)bench/results',
+      ':(exclude)docs/benchmarks.md',
+    );
+    return { commit, dirty: dirty !== '' };
+  } catch {
+    return { commit: null, dirty: false };
+  }
+}
+
+/**
+ * A path as the results may hold it: relative to the repository (or just the file's name when it is
+ * outside it), so that no result names the directories of the machine that ran it.
+ */
+export function portablePath(path: string): string {
+  const inRepo = relative(repoRoot(), path);
+  const outside = inRepo.startsWith('..') || inRepo === path;
+  return (outside ? path.slice(path.lastIndexOf(sep) + 1) : inRepo).split(sep).join('/');
 }
 
 /** The repository root, whether running from bench/ (ts-node) or dist/bench/. */

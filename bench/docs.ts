@@ -1,0 +1,4 @@
+/** npm run bench:docs — rewrites docs/benchmarks.md from the committed bench/results/*.json. */
+import { writeBenchmarksDoc } from './support/benchmarks-doc';
+
+process.stdout.write(`→ ${writeBenchmarksDoc()}\n`);
