@@ -74,6 +74,19 @@ export const DEFAULT_TUNING: EngineTuning = {
  * - `maxhmmpf: 3000`: about 25% less CPU with no measured WER change.
  * - `remove_silence: false`: the VAD already gates audio, and pocketsphinx's own silence removal
  *   drops frames, which would shift every word time.
+ * - `remove_noise: false` and `bestpathlw: 11` (issue 17): pocketsphinx's spectral noise
+ *   subtraction tracks a noise floor that the VAD-gated, pause-split segments never show it, and
+ *   distorts real recordings; with it off the best-path search wants a heavier language model.
+ *   Measured in the engine bench's order (flite voices, then LibriVox, then cards; words wrong):
+ *   LibriVox 20 → 16 of 71 (WER 0.282 → 0.225), cards 5 → 5 of 21, flite awb 10 → 7, rms 9 → 11,
+ *   slt 20 → 22 of 139 each (flite 39 → 40 of 417). `remove_noise: false` alone: LibriVox 0.239;
+ *   `bestpathlw` 10.5–12 alike. Tried and dropped (no gain on LibriVox, or a loss on flite): VAD
+ *   padding before onsets 0–500 ms (`asrLeadMs`; no change) and after (`splitPauseMs` 240/400: no
+ *   change, 100: worse), `lw` 6–12 (7–7.5: LibriVox 0.268 but flite worse; ≥ 8 worse), `wip`
+ *   0.05–2 (0.2: LibriVox 0.268, flite awb worse), wider `beam`/`wbeam`/`pbeam`, `maxhmmpf` up to
+ *   unlimited, `topn` 8, `pip`, `nwpen`, `silprob`, `fillprob`, `fwdflat`, `bestpath: false`
+ *   (LibriVox 0.254, flite worse on every voice), a longer primer sentence, and a dictionary
+ *   without `mr` (the reference says "mister"; the language model then picks "master").
  */
 export const DECODER_ARGS: DecoderArgs = {
   samprate: 24_000,
@@ -82,6 +95,8 @@ export const DECODER_ARGS: DecoderArgs = {
   bestpath: true,
   maxhmmpf: 3000,
   remove_silence: false,
+  remove_noise: false,
+  bestpathlw: 11,
 };
 
 export function resolveModel(model: Partial<ModelPaths> | undefined): ModelPaths {
