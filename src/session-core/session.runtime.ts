@@ -146,6 +146,10 @@ export class SessionRuntime {
         return this.engineCall('clear');
       case 'engine_interrupt':
         return this.engineCall('interrupt');
+      case 'engine_prepare':
+        return this.engineCall('prepareResponse', effect.transcript);
+      case 'engine_discard_prepared':
+        return this.engineCall('discardPreparedResponse');
       case 'engine_close':
         this.engineClosed = this.closeStream();
         return;
@@ -290,10 +294,13 @@ export class SessionRuntime {
     }, atMs - this.clock.now());
   }
 
-  private engineCall(method: 'commit' | 'clear' | 'interrupt'): void {
+  private engineCall(
+    method: 'commit' | 'clear' | 'interrupt' | 'prepareResponse' | 'discardPreparedResponse',
+    transcript = '',
+  ): void {
     if (this.stream === null || this.streamBroken) return;
     try {
-      this.stream[method]();
+      this.stream[method]?.(transcript);
     } catch (error) {
       this.engineFailed(error);
     }

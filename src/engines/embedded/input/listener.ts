@@ -48,6 +48,7 @@ export class Listener {
   private readonly scorer: VadScorer;
   private readonly recognizer: SegmentRecognizer;
   private readonly auto: boolean;
+  private readonly sessionEndsTurns: boolean;
   private chain: Promise<void> = Promise.resolve();
   private item: TranscriptItem | null = null;
   /** The item the recogniser's current segment belongs to. */
@@ -70,9 +71,11 @@ export class Listener {
     private readonly events: ListenerEvents,
   ) {
     this.auto = options.turnDetection !== null;
+    // With end-of-turn confidence the session ends turns (commit()); this stream reports progress.
+    this.sessionEndsTurns = (options.turnDetection?.endOfTurn ?? null) !== null;
     this.detector = new TurnDetector({
       threshold: options.turnDetection?.threshold ?? options.defaultThreshold,
-      silenceDurationMs: options.turnDetection?.silenceDurationMs ?? null,
+      silenceDurationMs: this.sessionEndsTurns ? null : (options.turnDetection?.silenceDurationMs ?? null),
       minSpeechMs: options.minSpeechMs,
       splitPauseMs: Math.min(options.splitPauseMs, options.turnDetection?.silenceDurationMs ?? Infinity),
       maxUtteranceMs: options.maxUtteranceMs,
@@ -117,7 +120,9 @@ export class Listener {
     this.atCurrentPosition((pos) => {
       const endMs = Math.floor(pos / SAMPLES_PER_MS);
       if (this.auto && this.item && this.detector.speaking) {
-        this.events.emit({ type: 'speech_stopped', itemId: this.item.id, audioEndMs: endMs });
+        // Ended by the session's end-of-turn model: speech stopped where the voice did.
+        const audioEndMs = this.sessionEndsTurns ? Math.min(endMs, this.detector.lastVoiceEndMs ?? endMs) : endMs;
+        this.events.emit({ type: 'speech_stopped', itemId: this.item.id, audioEndMs });
       }
       this.detector.reset();
       this.endSegment(pos);
@@ -181,6 +186,22 @@ export class Listener {
     this.vadEndMs = startMs + VAD_FRAME_MS;
     for (const signal of this.detector.frame(probability, startMs, levels)) this.onSignal(signal);
     this.recognizer.pump(this.vadEndMs * SAMPLES_PER_MS);
+    this.reportProgress();
+  }
+
+  /** Every VAD frame of an open turn, for the session's end-of-turn model. */
+  private reportProgress(): void {
+    const lastVoiceEndMs = this.detector.lastVoiceEndMs;
+    if (!this.sessionEndsTurns || this.item === null || lastVoiceEndMs === null) return;
+    const partial = this.segmentItem === this.item ? this.recognizer.partialWords : [];
+    const hypothesis = [this.item.transcript, ...partial].filter((text) => text.length > 0).join(' ');
+    this.events.emit({
+      type: 'turn_progress',
+      itemId: this.item.id,
+      audioMs: this.vadEndMs,
+      silenceMs: Math.max(0, this.vadEndMs - lastVoiceEndMs),
+      hypothesis,
+    });
   }
 
   private onSignal(signal: TurnSignal): void {

@@ -58,6 +58,11 @@ export class SegmentRecognizer {
     return this.active;
   }
 
+  /** The open segment's latest partial hypothesis (empty when none is open). */
+  get partialWords(): readonly string[] {
+    return this.active ? this.stabilizer.latest : [];
+  }
+
   /** Sample position up to which audio has been handed to the decoder. */
   get fedUntil(): number {
     return this.fedPos;

@@ -14,6 +14,16 @@ export interface Synthesizer {
   synthesize(text: string): Promise<SynthesizedSpeech>;
 }
 
+/** The pieces a response is synthesised in: the first plays while the next is synthesised. */
+export function sentencesOf(text: string): string[] {
+  return (
+    text
+      .match(/[^.!?]+[.!?]*/g)
+      ?.map((s) => s.trim())
+      .filter(Boolean) ?? []
+  );
+}
+
 export interface PlayerOptions {
   sampleRate: number;
   chunkMs: number;
@@ -88,11 +98,7 @@ export class ResponsePlayer {
   }
 
   private async synthesize(playback: Playback): Promise<void> {
-    const sentences =
-      playback.text
-        .match(/[^.!?]+[.!?]*/g)
-        ?.map((s) => s.trim())
-        .filter(Boolean) ?? [];
+    const sentences = sentencesOf(playback.text);
     try {
       for (const sentence of sentences) {
         const speech = await this.synthesizer.synthesize(sentence);
