@@ -1,16 +1,16 @@
 /**
  * The session state machine shared by every socket dialect: awaiting_start → starting → started
- * → closing → closed. Pure: no I/O, no timers, no clock reads. Every input returns the effects
- * its driver must carry out, in order. `starting` is the wait for the driver's asynchronous
- * part of a start (engine stream, session row); the driver reports back with startSucceeded or
- * startFailed.
+ * → closing → closed. Pure: no I/O, no timers, no clock reads. Every input returns the effects its
+ * driver must carry out, in order. `starting` is the wait for the driver's asynchronous part of a
+ * start (engine stream, session row); the driver reports back with startSucceeded or startFailed.
+ * User turns may be ended by the session's end-of-turn confidence (end-of-turn/session-turns.ts).
  */
-import type { EngineEvent } from '../engines/engine.types';
+import type { EndOfTurnSettings, EngineEvent } from '../engines/engine.types';
 import { closeOutcome, type CloseCause, type CloseOutcome } from './close-causes';
 import { NO_EFFECTS, type Effect } from './session.effects';
 import type { ServerEvent } from './session.events';
 import { InputAudio } from './input-audio';
-import { sameEngineSettings, withChanges } from './session-config-changes';
+import { sameEngineSettings, withChanges, withTurnSettings } from './session-config-changes';
 import { OutputTurns } from './output-turns';
 import { SessionTurns } from './end-of-turn/session-turns';
 import { sessionStats } from './session-stats';
@@ -154,6 +154,15 @@ export class SessionMachine {
     return [ack({ type: 'updated', session: this.descriptor }, reopening.clientEventId)];
   }
 
+  /** End-of-turn thresholds live in the session core: they change at once, audio or not. */
+  configureTurns(settings: EndOfTurnSettings): readonly Effect[] {
+    const refused = this.gate();
+    if (refused !== null || this.descriptor === null) return refused ?? NO_EFFECTS;
+    this.descriptor = withTurnSettings(this.descriptor, settings);
+    if (this.descriptor.config.turnDetection?.endOfTurn) this.userTurns.configure(settings);
+    return NO_EFFECTS;
+  }
+
   appendAudio(bytes: Buffer, nowMs: number, clientEventId?: string): readonly Effect[] {
     const refused = this.gate(clientEventId);
     if (refused !== null) return refused;
@@ -249,11 +258,8 @@ export class SessionMachine {
         return [{ kind: 'emit', event: { type: 'speech_stopped', itemId: event.itemId, endMs: event.audioEndMs } }];
       case 'turn_progress':
         return this.phaseNow === 'started' ? this.userTurns.progress(event) : NO_EFFECTS;
-      case 'input_transcript': {
-        const { type: _type, ...fields } = event;
-        const out: readonly Effect[] = [{ kind: 'emit', event: { type: 'input_transcript', ...fields } }];
-        return event.done ? out.concat(this.userTurns.finished(event)) : out;
-      }
+      case 'input_transcript':
+        return [{ kind: 'emit', event }, ...(event.done ? this.userTurns.finished(event) : NO_EFFECTS)];
       case 'error':
         return this.error('engine_error', `${event.code}: ${event.message}`, null, undefined, 'server');
       case 'response_started':
