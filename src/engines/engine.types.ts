@@ -55,9 +55,19 @@ export type EngineEvent =
   /**
    * Where an open turn stands (only with `turnDetection.endOfTurn`), at least every ~100 ms of audio:
    * `audioMs` is how far the engine has judged the audio, `silenceMs` the silence since the last
-   * voiced sample (0 while voiced), `hypothesis` the whole turn's text so far, unstable words included.
+   * voiced sample (0 while voiced), `hypothesis` the whole turn's text so far, unstable words included,
+   * `hypothesisMs` (optional) how far into the audio the recogniser had heard when it formed it, and
+   * `hypothesisFinal` (optional) whether its words are the recogniser's final ones (no partial left).
    */
-  | { type: 'turn_progress'; itemId: string; audioMs: number; silenceMs: number; hypothesis: string }
+  | {
+      type: 'turn_progress';
+      itemId: string;
+      audioMs: number;
+      silenceMs: number;
+      hypothesis: string;
+      hypothesisMs?: number;
+      hypothesisFinal?: boolean;
+    }
   | {
       type: 'input_transcript';
       itemId: string;

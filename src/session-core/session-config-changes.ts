@@ -20,7 +20,8 @@ export function sameEngineSettings(a: SessionConfig, b: SessionConfig): boolean 
       y !== null &&
       x.threshold === y.threshold &&
       x.silenceDurationMs === y.silenceDurationMs &&
-      x.prefixPaddingMs === y.prefixPaddingMs);
+      x.prefixPaddingMs === y.prefixPaddingMs &&
+      JSON.stringify(x.endOfTurn ?? null) === JSON.stringify(y.endOfTurn ?? null));
   return a.language === b.language && sameTurns;
 }
 

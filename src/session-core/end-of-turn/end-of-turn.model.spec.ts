@@ -42,3 +42,23 @@ describe('end-of-turn model', () => {
     expect(wordsOf(" Don't,  STOP! ")).toEqual(["don't", 'stop']);
   });
 });
+
+describe('end-of-turn model and a recogniser that lags', () => {
+  it('holds the turn while the recogniser has not heard past the end of the voice', () => {
+    const behind = endOfTurnProbability({
+      silenceMs: 300,
+      hypothesis: 'i went to the shop',
+      stableMs: 300,
+      heardPastVoiceMs: 20,
+    });
+    const caughtUp = endOfTurnProbability({
+      silenceMs: 300,
+      hypothesis: 'i went to the shop',
+      stableMs: 300,
+      heardPastVoiceMs: 200,
+    });
+    expect(behind.probability).toBeLessThan(0.5);
+    expect(caughtUp.probability).toBeGreaterThan(0.9);
+    expect(behind.terms.map((t) => t.name)).toContain('not_heard');
+  });
+});

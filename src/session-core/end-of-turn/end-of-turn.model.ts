@@ -14,6 +14,9 @@
  *            + question             a question that has its object ("what time is it"): positive
  *            + no words yet         the recogniser has not caught up: negative
  *            + unstable             the hypothesis changed within UNSTABLE_MS of audio: negative
+ *            + partial              the words are not yet the recogniser's final ones: negative
+ *            + not heard            the recogniser has not yet heard HEARD_PAST_VOICE_MS past the last
+ *                                   voice (a busy machine): the last word is unknown, strongly negative
  *
  * Calibrated on the labelled flite turn set (test/e2e/end-of-turn/turn-set.ts, bench/eot.bench.ts):
  * the midpoint and slope put a plain statement's end at about 190 ms of silence at the default 0.7
@@ -28,10 +31,19 @@ export interface EndOfTurnFeatures {
   hypothesis: string;
   /** Audio time the hypothesis has stayed unchanged, in ms. */
   stableMs: number;
+  /**
+   * How much audio after the last voiced sample the recogniser had heard when it formed the
+   * hypothesis (negative: it has not even heard the end of the speech); undefined when the engine
+   * does not say.
+   */
+  heardPastVoiceMs?: number;
+  /** Whether the hypothesis is the recogniser's final word sequence; undefined when not known. */
+  final?: boolean;
 }
 
 export interface EndOfTurnTerm {
-  name: 'silence' | 'continuation' | 'weak_continuation' | 'question' | 'no_words' | 'unstable';
+  name:
+    'silence' | 'continuation' | 'weak_continuation' | 'question' | 'no_words' | 'unstable' | 'not_heard' | 'partial';
   logOdds: number;
 }
 
@@ -43,19 +55,24 @@ export interface EndOfTurnEstimate {
 
 export const SILENCE_MIDPOINT_MS = 130;
 export const SILENCE_SLOPE = 0.015;
-const CONTINUATION = -8;
+const CONTINUATION = -10;
 const WEAK_CONTINUATION = -3.5;
 const QUESTION = 0.8;
 const NO_WORDS = -2.5;
-const UNSTABLE = -1;
-const UNSTABLE_MS = 64;
+const UNSTABLE = -1.5;
+const UNSTABLE_MS = 128;
+/** The recogniser emits a word only some frames after it ends: until then the last word is unknown. */
+const NOT_HEARD = -4;
+const HEARD_PAST_VOICE_MS = 96;
+/** Partial hypotheses miss short last words ("or", "a") that the final pass finds. */
+const PARTIAL = -1.2;
 /** A model is never certain: 1.0 stays reserved for "only ForceEndTurn or the timeout end turns". */
 export const MAX_CONFIDENCE = 0.999;
 
 /** Words after which a turn almost never ends: conjunctions, articles, fillers, hedges. */
 const CONTINUATION_WORDS = new Set(
   (
-    'and but or so because though although unless whereas nor yet if then than ' +
+    'and but or so because though although unless whereas nor yet if then than before after until since whether ' +
     'the a an this that these those my your his her our their its some any every each no ' +
     'um uh er ah hmm erm like ' +
     'of to from with without into onto about for at by in on as'
@@ -86,10 +103,15 @@ export function endOfTurnProbability(features: EndOfTurnFeatures): EndOfTurnEsti
   return { probability: Math.min(MAX_CONFIDENCE, 1 / (1 + Math.exp(-logOdds))), terms };
 }
 
-export function explain({ silenceMs, hypothesis, stableMs }: EndOfTurnFeatures): EndOfTurnTerm[] {
+export function explain(features: EndOfTurnFeatures): EndOfTurnTerm[] {
+  const { silenceMs, hypothesis, stableMs, heardPastVoiceMs, final } = features;
   const terms: EndOfTurnTerm[] = [
     { name: 'silence', logOdds: SILENCE_SLOPE * (Math.max(0, silenceMs) - SILENCE_MIDPOINT_MS) },
   ];
+  if (heardPastVoiceMs !== undefined && heardPastVoiceMs < HEARD_PAST_VOICE_MS) {
+    terms.push({ name: 'not_heard', logOdds: NOT_HEARD });
+  }
+  if (final === false) terms.push({ name: 'partial', logOdds: PARTIAL });
   const words = wordsOf(hypothesis);
   if (words.length === 0) {
     terms.push({ name: 'no_words', logOdds: NO_WORDS });

@@ -30,7 +30,14 @@ export class SessionTurns {
   }
 
   progress(event: Extract<EngineEvent, { type: 'turn_progress' }>): readonly Effect[] {
-    const decisions = this.tracker.progress(event.itemId, event.audioMs, event.silenceMs, event.hypothesis);
+    const decisions = this.tracker.progress(
+      event.itemId,
+      event.audioMs,
+      event.silenceMs,
+      event.hypothesis,
+      event.hypothesisMs,
+      event.hypothesisFinal,
+    );
     if (decisions.length === 0) return NO_EFFECTS;
     const out: Effect[] = [];
     for (const decision of decisions) this.apply(decision, out);

@@ -26,12 +26,12 @@ describe('TurnTracker', () => {
   });
 
   it('in eager mode announces the end early, resumes when speech returns, and ends once', () => {
-    const tracker = new TurnTracker({ ...settings, eagerEotThreshold: 0.3 });
+    const tracker = new TurnTracker({ ...settings, eotThreshold: 0.95, eagerEotThreshold: 0.3 });
     tracker.started('item_1', 0);
-    // A pause after "like": eager once its silence is long enough, but no end before speech returns.
-    const pause = run(tracker, 'i would like', 1000, 32, 1680);
-    const resumed = run(tracker, 'i would like', 1700, 1696, 2300).concat(
-      run(tracker, 'i would like pizza', 2300, 2304, 3000),
+    // A 250 ms pause: eager once its silence is long enough, but no end before speech returns.
+    const pause = run(tracker, 'i would like a pizza', 1000, 32, 1248);
+    const resumed = run(tracker, 'i would like a pizza', 1500, 1280, 1500).concat(
+      run(tracker, 'i would like a pizza please', 1500, 1504, 2200),
     );
     expect(pause.filter((k) => k !== 'update')).toEqual(['eager']);
     expect(resumed.filter((k) => k !== 'update')).toEqual(['resumed', 'eager', 'end:model']);

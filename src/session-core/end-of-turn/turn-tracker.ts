@@ -85,7 +85,14 @@ export class TurnTracker {
     };
   }
 
-  progress(itemId: string, audioMs: number, silenceMs: number, hypothesis: string): TurnDecision[] {
+  progress(
+    itemId: string,
+    audioMs: number,
+    silenceMs: number,
+    hypothesis: string,
+    hypothesisMs?: number,
+    final?: boolean,
+  ): TurnDecision[] {
     const turn = this.turn;
     const settings = this.settings;
     if (turn === null || turn.itemId !== itemId || turn.ending !== null || settings === null) return [];
@@ -96,7 +103,9 @@ export class TurnTracker {
     const resumed = silenceMs < turn.silenceMs;
     turn.audioMs = audioMs;
     turn.silenceMs = silenceMs;
-    turn.confidence = endOfTurnProbability({ silenceMs, hypothesis, stableMs: audioMs - turn.changedAtMs }).probability;
+    const heardPastVoiceMs = hypothesisMs === undefined ? undefined : hypothesisMs - (audioMs - silenceMs);
+    const stableMs = audioMs - turn.changedAtMs;
+    turn.confidence = endOfTurnProbability({ silenceMs, hypothesis, stableMs, heardPastVoiceMs, final }).probability;
     const out: TurnDecision[] = [];
     if (resumed && turn.eager) {
       turn.eager = false;

@@ -18,6 +18,8 @@ import { TurnDetector, TurnSignal } from './turn-detector';
 const SAMPLES_PER_MS = 24;
 /** One VAD frame: partial results can change every 32 ms, and the stability timer needs that resolution. */
 const MIN_BATCH_MS = 32;
+/** Silence that closes a recogniser utterance when the session ends turns (see reportProgress). */
+const SESSION_TURNS_SPLIT_PAUSE_MS = 160;
 
 export interface ListenerOptions {
   turnDetection: TurnDetectionConfig | null;
@@ -77,7 +79,13 @@ export class Listener {
       threshold: options.turnDetection?.threshold ?? options.defaultThreshold,
       silenceDurationMs: this.sessionEndsTurns ? null : (options.turnDetection?.silenceDurationMs ?? null),
       minSpeechMs: options.minSpeechMs,
-      splitPauseMs: Math.min(options.splitPauseMs, options.turnDetection?.silenceDurationMs ?? Infinity),
+      // The session's end-of-turn model reads final words best: the recogniser closes its utterance
+      // sooner in a pause, so that they are there when the silence starts to count.
+      splitPauseMs: Math.min(
+        this.sessionEndsTurns ? SESSION_TURNS_SPLIT_PAUSE_MS : options.splitPauseMs,
+        options.splitPauseMs,
+        options.turnDetection?.silenceDurationMs ?? Infinity,
+      ),
       maxUtteranceMs: options.maxUtteranceMs,
       frameMs: VAD_FRAME_MS,
     });
@@ -193,14 +201,19 @@ export class Listener {
   private reportProgress(): void {
     const lastVoiceEndMs = this.detector.lastVoiceEndMs;
     if (!this.sessionEndsTurns || this.item === null || lastVoiceEndMs === null) return;
-    const partial = this.segmentItem === this.item ? this.recognizer.partialWords : [];
+    const open = this.segmentItem === this.item && this.recognizer.isActive;
+    const partial = open ? this.recognizer.partialWords : [];
     const hypothesis = [this.item.transcript, ...partial].filter((text) => text.length > 0).join(' ');
+    // A closed segment's words are final: the hypothesis has heard everything so far.
+    const hypothesisMs = open ? Math.floor(this.recognizer.decodedUntil / SAMPLES_PER_MS) : this.vadEndMs;
     this.events.emit({
       type: 'turn_progress',
       itemId: this.item.id,
       audioMs: this.vadEndMs,
       silenceMs: Math.max(0, this.vadEndMs - lastVoiceEndMs),
       hypothesis,
+      hypothesisMs,
+      hypothesisFinal: !open,
     });
   }
 

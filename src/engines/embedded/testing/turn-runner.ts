@@ -19,6 +19,8 @@ export interface TurnObservation {
   eager: number;
   resumed: number;
   transcripts: string[];
+  /** The last turn message before the stream was closed (what the service thought then). */
+  lastSeen: string;
 }
 
 export interface TurnScore {
@@ -51,6 +53,12 @@ export async function playTurn(
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
+  // The session (engine stream, decoder) is ready once the service says so: a cold start is not a turn.
+  if (dialect.kind === 'flux') {
+    while (!messages.some((m) => m.message.type === 'Connected')) await new Promise((r) => setTimeout(r, 10));
+  } else {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   const pcm = Buffer.from(turn.pcm.buffer, turn.pcm.byteOffset, turn.pcm.byteLength);
   const chunkBytes = CHUNK_MS * 48;
   const t0 = performance.now();
@@ -76,6 +84,7 @@ export async function playTurn(
     earlyEnds: ends.filter((m) => m.at < speechEndAt).length,
     eager: before.filter((m) => m.message.event === 'EagerEndOfTurn').length,
     resumed: before.filter((m) => m.message.event === 'TurnResumed').length,
+    lastSeen: JSON.stringify(before.at(-1)?.message ?? null),
     transcripts: ends.map((m) =>
       dialect.kind === 'flux'
         ? String(m.message.transcript)
