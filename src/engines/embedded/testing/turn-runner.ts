@@ -101,12 +101,12 @@ export async function playTurns(
   turns: LabelledTurn[],
   parallel = 2,
 ): Promise<TurnObservation[]> {
-  const out: TurnObservation[] = [];
+  const out: TurnObservation[] = new Array<TurnObservation>(turns.length);
   let next = 0;
   const worker = async () => {
     while (next < turns.length) {
-      const turn = turns[next++];
-      out.push(await playTurn(baseWsUrl, apiKey, dialect, turn));
+      const index = next++;
+      out[index] = await playTurn(baseWsUrl, apiKey, dialect, turns[index]);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
