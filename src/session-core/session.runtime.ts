@@ -28,6 +28,7 @@ export type { SessionRuntimeOptions } from './runtime-options';
 
 const silentLogger: LoggerPort = { warn: () => undefined, error: () => undefined };
 const NO_OUTPUT = { framesSent: 0, framesDropped: 0, warnings: 0 };
+type EngineCall = 'commit' | 'clear' | 'interrupt' | 'prepareResponse' | 'discardPreparedResponse';
 
 export class SessionRuntime {
   readonly sessionId: string;
@@ -141,11 +142,9 @@ export class SessionRuntime {
         }
         return;
       case 'engine_commit':
-        return this.engineCall('commit');
       case 'engine_clear':
-        return this.engineCall('clear');
       case 'engine_interrupt':
-        return this.engineCall('interrupt');
+        return this.engineCall(effect.kind.slice('engine_'.length) as EngineCall);
       case 'engine_prepare':
         return this.engineCall('prepareResponse', effect.transcript);
       case 'engine_discard_prepared':
@@ -294,10 +293,7 @@ export class SessionRuntime {
     }, atMs - this.clock.now());
   }
 
-  private engineCall(
-    method: 'commit' | 'clear' | 'interrupt' | 'prepareResponse' | 'discardPreparedResponse',
-    transcript = '',
-  ): void {
+  private engineCall(method: EngineCall, transcript = ''): void {
     if (this.stream === null || this.streamBroken) return;
     try {
       this.stream[method]?.(transcript);
