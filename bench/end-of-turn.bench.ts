@@ -15,7 +15,7 @@
  *   (500 ms of silence). Target p50 ≤ 450 ms.
  *
  * The service runs in this process (Fastify, PostgreSQL or the embedded database, the embedded
- * engine); two sessions at a time. Results: bench/results/end-of-turn.json.
+ * engine); one session at a time, so that the benchmark does not load the machine it measures. Results: bench/results/end-of-turn.json.
  */
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.setup';
@@ -86,10 +86,11 @@ async function main(): Promise<void> {
           apiKey,
           { kind: 'flux', query: `model=flux-general-en&${pcm24}&eager_eot_threshold=0.5` },
           half,
+          1,
         )),
       );
       fixed.push(
-        ...(await playTurns(ws, apiKey, { kind: 'listen', query: `model=nova-3&${pcm24}&endpointing=500` }, half)),
+        ...(await playTurns(ws, apiKey, { kind: 'listen', query: `model=nova-3&${pcm24}&endpointing=500` }, half, 1)),
       );
     }
     const complete = turns.filter((t) => t.pauses.length === 0);

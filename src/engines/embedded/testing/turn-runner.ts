@@ -9,6 +9,8 @@ import { summarize } from './speech-timing';
 import type { LabelledTurn } from './turn-set';
 
 const CHUNK_MS = 80;
+/** How long after the turn's audio an end is still awaited. */
+const END_GRACE_MS = 1500;
 
 export interface TurnObservation {
   turn: LabelledTurn;
@@ -68,14 +70,20 @@ export async function playTurn(
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     ws.send(pcm.subarray(i * chunkBytes, (i + 1) * chunkBytes));
   }
-  const streamedAt = performance.now();
-  ws.send(JSON.stringify({ type: 'CloseStream' }));
-  await closed;
-  const before = messages.filter((m) => m.at <= streamedAt);
   const isEnd = (m: Record<string, unknown>) =>
     dialect.kind === 'flux'
       ? m.type === 'TurnInfo' && m.event === 'EndOfTurn'
       : m.type === 'Results' && m.speech_final === true;
+  // A busy machine may deliver the end after the last chunk: wait for it a little (not forever: a
+  // turn the service never ends is a miss, and CloseStream would end it anyway).
+  const waitUntil = performance.now() + END_GRACE_MS;
+  while (!messages.some((m) => m.at >= t0 + turn.speechEndMs && isEnd(m.message)) && performance.now() < waitUntil) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const streamedAt = performance.now();
+  ws.send(JSON.stringify({ type: 'CloseStream' }));
+  await closed;
+  const before = messages.filter((m) => m.at <= streamedAt);
   const ends = before.filter((m) => isEnd(m.message));
   const speechEndAt = t0 + turn.speechEndMs;
   return {
