@@ -22,7 +22,8 @@
  * the midpoint and slope put a plain statement's end at about 190 ms of silence at the default 0.7
  * threshold, so that end of turn lands near 260 ms after the last voiced sample once the VAD's
  * frame and the audio chunk are added; the continuation terms hold a turn that pauses after "and"
- * or "the" open past 700 ms of silence (pauses of 200–600 ms plus the VAD's onset delay).
+ * or "the" open past 850 ms of silence (pauses of 200–600 ms plus the VAD's onset delay). How it was
+ * calibrated, step by step: docs/end-of-turn.md.
  */
 export interface EndOfTurnFeatures {
   /** Silence since the last voiced sample, in ms of audio (0 while the user speaks). */
