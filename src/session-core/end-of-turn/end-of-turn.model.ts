@@ -18,7 +18,7 @@
  *            + not heard            the recogniser has not yet heard HEARD_PAST_VOICE_MS past the last
  *                                   voice (a busy machine): the last word is unknown, strongly negative
  *
- * Calibrated on the labelled flite turn set (test/e2e/end-of-turn/turn-set.ts, bench/eot.bench.ts):
+ * Calibrated on the labelled flite turn set (src/engines/embedded/testing/turn-set.ts, bench/end-of-turn.bench.ts):
  * the midpoint and slope put a plain statement's end at about 190 ms of silence at the default 0.7
  * threshold, so that end of turn lands near 260 ms after the last voiced sample once the VAD's
  * frame and the audio chunk are added; the continuation terms hold a turn that pauses after "and"
