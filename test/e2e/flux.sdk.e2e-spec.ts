@@ -117,6 +117,22 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
     expect(wordEdits(normalizeWords(SENTENCE), heard) / 7).toBeLessThanOrEqual(0.3);
     expect(end.words.map((w: { word: string }) => w.word)).toEqual(end.transcript.split(' '));
     expect(end.audio_window_end).toBeGreaterThan(end.audio_window_start);
+
+    // Same session resource and metering as the other dialects.
+    const rest = await t.app.inject({
+      method: 'GET',
+      url: `/v1/sessions/${requestId}`,
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(rest.json()).toMatchObject({
+      type: 'transcription',
+      model: 'vendor-asr-streaming',
+      status: 'closed',
+      close_reason: 'close_requested',
+    });
+    const frames = rest.json().usage.frames as number;
+    expect(frames).toBeGreaterThanOrEqual(Math.floor(sentence.length / 3840));
+    expect(frames).toBeLessThanOrEqual(Math.ceil(sentence.length / 3840));
   }, 60_000);
 
   it('in eager mode a mid-sentence pause gives EagerEndOfTurn and TurnResumed but one turn', async () => {

@@ -66,7 +66,7 @@ const UNSTABLE_MS = 128;
 const NOT_HEARD = -4;
 const HEARD_PAST_VOICE_MS = 96;
 /** Partial hypotheses miss short last words ("or", "a") that the final pass finds. */
-const PARTIAL = -1.2;
+const PARTIAL = -2.5;
 /** A model is never certain: 1.0 stays reserved for "only ForceEndTurn or the timeout end turns". */
 export const MAX_CONFIDENCE = 0.999;
 
