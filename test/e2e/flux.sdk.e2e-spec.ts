@@ -28,11 +28,7 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
   beforeAll(async () => {
     t = await startTestApp(databaseTargets()[0], { env: { SPEECH_ENGINE: 'embedded', ENGINE_MAX_STREAMS: '2' } });
     ({ apiKey } = await t.newProject());
-    const [whole, first, second] = await fliteUtterances('awb', [
-      SENTENCE,
-      'can you tell me the',
-      'way to the station',
-    ]);
+    const [whole, first, second] = await fliteUtterances('awb', [SENTENCE, 'turn off the lights', 'in the kitchen']);
     const trimmed = (clip: Int16Array) => {
       const span = speechSpan(clip);
       return clip.subarray(span.startMs * 24, span.endMs * 24);
@@ -43,7 +39,7 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
       concatAudio([
         silence(300),
         trimmed(toSessionAudio(first.clip)),
-        silence(600),
+        silence(500),
         trimmed(toSessionAudio(second.clip)),
         silence(1500),
       ]),
@@ -135,8 +131,17 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
     expect(frames).toBeLessThanOrEqual(Math.ceil(sentence.length / 3840));
   }, 60_000);
 
+  /**
+   * A 500 ms pause after a word that can end a sentence: the eager signal fires in it, and the
+   * turn resumes. With eot_threshold 1 only the timeout (1 s here) ends the turn, so the pause cannot
+   * end it whatever the machine's load, and the timeout trigger is exercised too.
+   */
   it('in eager mode a mid-sentence pause gives EagerEndOfTurn and TurnResumed but one turn', async () => {
-    const { socket, messages, closes } = await connect({ eager_eot_threshold: 0.3, eot_threshold: 0.9 });
+    const { socket, messages, closes } = await connect({
+      eager_eot_threshold: 0.5,
+      eot_threshold: 1,
+      eot_timeout_ms: 1000,
+    });
     await stream((c) => socket.sendMedia(c), paused);
     await until(() => turnEvents(messages).includes('EndOfTurn'));
     socket.sendCloseStream({ type: 'CloseStream' });
@@ -147,7 +152,9 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
     expect(events).toContain('TurnResumed');
     expect(events.indexOf('EagerEndOfTurn')).toBeLessThan(events.indexOf('TurnResumed'));
     expect(events.at(-2)).toBe('EagerEndOfTurn'); // the end is announced eagerly first
-    expect(messages.find((m) => m.event === 'EndOfTurn')!.transcript).toMatch(/station/);
+    const end = messages.find((m) => m.event === 'EndOfTurn')!;
+    expect(end.trigger).toBe('timeout');
+    expect(end.transcript).toMatch(/kitchen/);
   }, 60_000);
 
   it('ForceEndTurn ends the turn with trigger manual; Configure is echoed, or refused when out of range', async () => {
