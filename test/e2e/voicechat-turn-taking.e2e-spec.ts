@@ -114,8 +114,8 @@ describe('voicechat turn-taking with end-of-turn confidence', () => {
    * The answer stops the moment the service confirms the user's speech (StartOfTurn, the same signal
    * the end-of-turn model starts from). Measured from the user's true onset (the clip's first sound
    * above -35 dB), that is the VAD's confirmation time on top: 96 ms of speech plus Silero's frames
-   * and the 80 ms chunks, about 250 ms on a quiet machine, 400 ms at a load of 17 on 2 cores (bound
-   * below is for a loaded machine).
+   * and the 80 ms chunks: measured 396–397 ms at a load average of 15–17 on 2 cores (not measured on a
+   * quiet machine; the bound below is for a loaded one).
    */
   it('stops the answer within 200 ms of the start of the user turn that speaks over it', async () => {
     const c = await startSession();
