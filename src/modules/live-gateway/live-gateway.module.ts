@@ -6,6 +6,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { UsageModule } from '../usage/usage.module';
 import { CompatAdmission } from './compat/compat-admission.service';
 import { CompatSessionsRepository } from './compat/compat-sessions.repository';
+import { FluxGateway } from './flux/flux.gateway';
 import { ListenGateway } from './listen.gateway';
 import { LiveGateway } from './live.gateway';
 import { RealtimeGateway } from './realtime.gateway';
@@ -29,6 +30,7 @@ import { SocketSessions } from './sockets/socket-sessions.service';
     CompatAdmission,
     RealtimeGateway,
     ListenGateway,
+    FluxGateway,
   ],
 })
 export class LiveGatewayModule {}
