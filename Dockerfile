@@ -22,7 +22,11 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/libs ./libs
 COPY --from=build --chown=node:node /app/package.json ./package.json
 RUN mkdir -p /data && chown node:node /data
-USER node
+# The process writes only to DATA_DIR (the embedded database) and /tmp (the embedded voice), so the root
+# filesystem can be mounted read-only; mount volumes at both (deploy/ does).
+VOLUME ["/data"]
+# Numeric, so Kubernetes can check runAsNonRoot without a runAsUser (the image's `node` user).
+USER 1000:1000
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
