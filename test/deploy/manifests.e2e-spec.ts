@@ -1,0 +1,151 @@
+import { policyViolations, rules } from './manifest-policy';
+import { K8sObject, OVERLAYS, Overlay, renderOverlay, schemaFailures } from './manifests';
+
+/**
+ * deploy/ proven without a cluster: every overlay renders with `kubectl kustomize`, every object is
+ * valid against the Kubernetes (and Prometheus Operator) schemas, and every policy rule holds; a copy
+ * with one rule broken fails that rule.
+ */
+const rendered = new Map<Overlay, K8sObject[]>();
+const render = (overlay: Overlay): K8sObject[] => {
+  if (!rendered.has(overlay)) rendered.set(overlay, renderOverlay(overlay));
+  return structuredClone(rendered.get(overlay)!);
+};
+const find = (objects: K8sObject[], kind: string, name: string): K8sObject => {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind}/${name}`);
+  return found;
+};
+const service = (objects: K8sObject[]) => find(objects, 'Deployment', 'continuum').spec.template.spec;
+const worker = (objects: K8sObject[]) => find(objects, 'Deployment', 'continuum-worker').spec.template.spec;
+
+describe.each(OVERLAYS)('overlay %s', (overlay) => {
+  it('renders, validates against the schemas and follows every rule', () => {
+    const objects = render(overlay);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(
+      expect.arrayContaining(['Deployment/continuum', 'Service/continuum', 'ServiceAccount/continuum']),
+    );
+    expect(schemaFailures(objects)).toEqual([]);
+    expect(policyViolations(objects)).toEqual([]);
+  });
+});
+
+describe('overlay shapes', () => {
+  it('embedded: one replica, Recreate, the data directory on a claim, no database URL', () => {
+    const objects = render('embedded');
+    const deployment = find(objects, 'Deployment', 'continuum');
+    expect(deployment.spec).toMatchObject({ replicas: 1, strategy: { type: 'Recreate' } });
+    const data = deployment.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'data');
+    expect(data).toEqual({ name: 'data', persistentVolumeClaim: { claimName: 'continuum-data' } });
+    find(objects, 'PersistentVolumeClaim', 'continuum-data');
+    expect(JSON.stringify(deployment)).not.toContain('DATABASE_URL');
+  });
+
+  it('production: ≥ 2 replicas, autoscaled, budgeted, spread, monitored, migrations in an init container', () => {
+    const objects = render('production');
+    const deployment = find(objects, 'Deployment', 'continuum');
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(find(objects, 'HorizontalPodAutoscaler', 'continuum').spec.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(find(objects, 'PodDisruptionBudget', 'continuum').spec.minAvailable).toBe(1);
+    expect(deployment.spec.template.spec.topologySpreadConstraints).toHaveLength(2);
+    expect(deployment.spec.template.spec.initContainers[0].command).toEqual(['node', 'dist/src/bin/migrate.js']);
+    const url = deployment.spec.template.spec.containers[0].env.find(
+      (e: { name: string }) => e.name === 'DATABASE_URL',
+    );
+    expect(url.valueFrom.secretKeyRef).toEqual({ name: 'continuum-database', key: 'url' });
+    find(objects, 'NetworkPolicy', 'continuum');
+    find(objects, 'ServiceMonitor', 'continuum');
+    const alerts = find(objects, 'PrometheusRule', 'continuum').spec.groups[0].rules.map(
+      (r: { alert: string }) => r.alert,
+    );
+    expect(alerts).toEqual([
+      'ContinuumNoReadyReplica',
+      'ContinuumRefusalsRising',
+      'ContinuumEngineCapacityExhausted',
+      'ContinuumMeterFlushLag',
+    ]);
+  });
+
+  it('production-workers: Continuum workers behind a headless Service the gateways are pointed at', () => {
+    const objects = render('production-workers');
+    const headless = find(objects, 'Service', 'continuum-worker');
+    expect(headless.spec.clusterIP).toBe('None');
+    const labels = find(objects, 'Deployment', 'continuum-worker').spec.template.metadata.labels;
+    expect(labels).toMatchObject(headless.spec.selector);
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('continuum-config'));
+    expect(config?.data.REMOTE_WORKERS_DNS).toBe('continuum-worker');
+  });
+});
+
+/** One mutation per rule, on a copy of the richest overlay: the rule must catch it. */
+const breakages: [rule: keyof typeof rules, description: string, mutate: (objects: K8sObject[]) => void][] = [
+  ['probes', 'no readiness probe', (o) => delete service(o).containers[0].readinessProbe],
+  ['probes', 'liveness on the wrong path', (o) => (worker(o).containers[0].livenessProbe.httpGet.path = '/')],
+  ['probes', 'no startup probe', (o) => delete worker(o).containers[0].startupProbe],
+  ['resources', 'an init container without resources', (o) => delete service(o).initContainers[0].resources],
+  [
+    'securityContext',
+    'a writable root filesystem',
+    (o) => (worker(o).containers[0].securityContext.readOnlyRootFilesystem = false),
+  ],
+  ['securityContext', 'root allowed', (o) => delete service(o).securityContext.runAsNonRoot],
+  [
+    'securityContext',
+    'privilege escalation',
+    (o) => delete service(o).initContainers[0].securityContext.allowPrivilegeEscalation,
+  ],
+  ['securityContext', 'capabilities kept', (o) => (service(o).containers[0].securityContext.capabilities.drop = [])],
+  ['securityContext', 'no seccomp profile', (o) => delete worker(o).securityContext.seccompProfile],
+  ['writableVolumes', 'no /tmp volume', (o) => service(o).containers[0].volumeMounts.pop()],
+  ['gracePeriod', 'grace no longer than drain + preStop', (o) => (service(o).terminationGracePeriodSeconds = 130)],
+  ['gracePeriod', 'no preStop delay', (o) => delete worker(o).containers[0].lifecycle],
+  ['imagesPinned', 'latest', (o) => (service(o).containers[0].image = 'registry.example.com/continuum:latest')],
+  ['imagesPinned', 'no tag', (o) => (service(o).initContainers[0].image = 'registry.example.com:5000/continuum')],
+  [
+    'secretsReferenced',
+    'a literal DATABASE_URL',
+    (o) => service(o).containers[0].env.push({ name: 'DATABASE_URL', value: 'postgres://u:p@db/x' }),
+  ],
+  [
+    'secretsReferenced',
+    'an inlined Secret',
+    (o) => o.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { url: 'x' } }),
+  ],
+  [
+    'secretsReferenced',
+    'a key in a ConfigMap',
+    (o) => (o.find((x) => x.kind === 'ConfigMap')!.data.STARTING_API_KEY = 'wk_abcdefghijklmnop'),
+  ],
+  [
+    'ingressTimeouts',
+    'read timeout under the session limit',
+    (o) =>
+      (find(o, 'Ingress', 'continuum').metadata.annotations!['nginx.ingress.kubernetes.io/proxy-read-timeout'] = '60'),
+  ],
+  [
+    'ingressTimeouts',
+    'session limit raised past the timeouts',
+    (o) => (o.find((x) => x.kind === 'ConfigMap')!.data.MAX_SESSION_SECONDS = '600'),
+  ],
+];
+
+describe('a broken rule fails', () => {
+  it.each(breakages)('%s: %s', (rule, _description, mutate) => {
+    const objects = render('production-workers');
+    expect(rules[rule](objects)).toEqual([]);
+    mutate(objects);
+    expect(rules[rule](objects).length).toBeGreaterThan(0);
+    expect(policyViolations(objects).some((v) => v.startsWith(`${rule}: `))).toBe(true);
+  });
+
+  it('a schema violation fails validation', () => {
+    const objects = render('production');
+    find(objects, 'Deployment', 'continuum').spec.replicas = 'two';
+    find(objects, 'ServiceMonitor', 'continuum').spec.endpoints[0].interval = 15;
+    const failures = schemaFailures(objects);
+    expect(failures.map((f) => f.error)).toEqual([
+      expect.stringContaining('spec/replicas must be integer'),
+      expect.stringContaining('spec/endpoints/0/interval must be string'),
+    ]);
+  });
+});
