@@ -4,7 +4,11 @@
 import * as kubernetes from 'kubernetes-models';
 import * as prometheusOperator from '@kubernetes-models/prometheus-operator';
 
-const camel = (group) => group.split(/[.-]/).map((part, i) => (i === 0 ? part : part[0].toUpperCase() + part.slice(1))).join('');
+const camel = (group) =>
+  group
+    .split(/[.-]/)
+    .map((part, i) => (i === 0 ? part : part[0].toUpperCase() + part.slice(1)))
+    .join('');
 
 function modelOf({ apiVersion, kind }) {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
