@@ -1,6 +1,16 @@
 import { resolve } from 'node:path';
-import { parseEnvironment } from './environment';
+import { readFileSync } from 'node:fs';
+import { ConfigError, Environment, parseEnvironment } from './environment';
+import { sha256Hex } from '../common/ids';
 import { usdToMicros } from '../common/money';
+
+/** The configured starting key, kept only as what is stored: its hash and its shown prefix. */
+export interface StartingApiKey {
+  hash: string;
+  prefix: string;
+}
+
+const STARTING_KEY = /^wk_[A-Za-z0-9]{32,200}$/;
 
 export interface TlsFiles {
   certFile: string;
@@ -30,6 +40,9 @@ export class AppConfig {
   readonly sessionHeartbeatTimeoutSeconds: number;
   readonly sessionReaperIntervalSeconds: number;
   readonly sessionExpirySweepSeconds: number;
+  readonly startingApiKey: StartingApiKey | null;
+  readonly socketPingIntervalMs: number;
+  readonly socketPongTimeoutMs: number;
 
   constructor(env: Record<string, string | undefined>) {
     const e = parseEnvironment(env);
@@ -57,10 +70,37 @@ export class AppConfig {
     this.sessionHeartbeatTimeoutSeconds = e.SESSION_HEARTBEAT_TIMEOUT_SECONDS;
     this.sessionReaperIntervalSeconds = e.SESSION_REAPER_INTERVAL_SECONDS;
     this.sessionExpirySweepSeconds = e.SESSION_EXPIRY_SWEEP_SECONDS;
+    this.startingApiKey = startingApiKeyOf(e);
+    this.socketPingIntervalMs = e.SOCKET_PING_INTERVAL_SECONDS * 1000;
+    this.socketPongTimeoutMs = e.SOCKET_PONG_TIMEOUT_SECONDS * 1000;
   }
 
   /** Reads the process environment; the only place in the service that does. */
   static fromProcessEnv(overrides: Record<string, string | undefined> = {}): AppConfig {
     return new AppConfig({ ...process.env, ...overrides });
   }
+}
+
+function startingApiKeyOf(e: Environment): StartingApiKey | null {
+  if (e.STARTING_API_KEY !== undefined && e.STARTING_API_KEY_FILE !== undefined) {
+    throw new ConfigError('Invalid configuration:\n  STARTING_API_KEY and STARTING_API_KEY_FILE: set one, not both');
+  }
+  let key = e.STARTING_API_KEY;
+  if (e.STARTING_API_KEY_FILE !== undefined) {
+    try {
+      key = readFileSync(e.STARTING_API_KEY_FILE, 'utf8').trim();
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(
+        `Invalid configuration:\n  STARTING_API_KEY_FILE=${JSON.stringify(e.STARTING_API_KEY_FILE)}: ${reason}`,
+      );
+    }
+  }
+  if (key === undefined) return null;
+  if (!STARTING_KEY.test(key)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  STARTING_API_KEY (value not shown): must be wk_ followed by 32 to 200 letters or digits',
+    );
+  }
+  return { hash: sha256Hex(key), prefix: key.slice(0, 10) };
 }

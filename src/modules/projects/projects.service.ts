@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { AppConfig, StartingApiKey } from '../../config/app-config';
 import { AppError } from '../../common/errors/app-error';
 import { newApiKey, newId, sha256Hex } from '../../common/ids';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -34,8 +34,15 @@ export class ProjectsService {
     return this.projects.list();
   }
 
-  /** A new project starts with the configured credit (10 USD by default) and one key. */
-  async createProject(name: string, within?: EntityManager): Promise<{ project: ProjectEntity } & CreatedKey> {
+  /**
+   * A new project starts with the configured credit (10 USD by default) and one key: a new one, or one
+   * given already hashed (the configured starting key; `secret` is then empty).
+   */
+  async createProject(
+    name: string,
+    within?: EntityManager,
+    given?: StartingApiKey,
+  ): Promise<{ project: ProjectEntity } & CreatedKey> {
     const create = async (manager: EntityManager) => {
       const project = manager.create(ProjectEntity, {
         id: newId('proj'),
@@ -43,7 +50,9 @@ export class ProjectsService {
         balanceMicros: this.config.startingCreditMicros,
       });
       await manager.save(project);
-      const { entity, secret } = this.buildKey(project.id, 'default');
+      const { entity, secret } = given
+        ? { entity: this.keyEntity(project.id, 'starting key', given), secret: '' }
+        : this.buildKey(project.id, 'default');
       await manager.save(entity);
       return { project, key: entity, secret };
     };
@@ -69,15 +78,21 @@ export class ProjectsService {
 
   private buildKey(projectId: string, name: string): { entity: ApiKeyEntity; secret: string } {
     const secret = newApiKey();
-    const entity = Object.assign(new ApiKeyEntity(), {
+    return {
+      entity: this.keyEntity(projectId, name, { hash: sha256Hex(secret), prefix: secret.slice(0, 10) }),
+      secret,
+    };
+  }
+
+  keyEntity(projectId: string, name: string, key: StartingApiKey): ApiKeyEntity {
+    return Object.assign(new ApiKeyEntity(), {
       id: newId('key'),
       projectId,
       name,
-      keyHash: sha256Hex(secret),
-      keyPrefix: secret.slice(0, 10),
+      keyHash: key.hash,
+      keyPrefix: key.prefix,
       revokedAt: null,
       lastUsedAt: null,
     });
-    return { entity, secret };
   }
 }
