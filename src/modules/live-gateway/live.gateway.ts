@@ -42,7 +42,7 @@ export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
     });
-    this.sessions.track('live', connection.runtime, ports);
+    this.sessions.track('live', connection.runtime, ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', () => connection.onClose());
     // A socket that never starts a session must not hold a slot (or a redeemed secret's row) forever.

@@ -48,7 +48,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
     });
-    this.sessions.track('realtime', connection.runtime, admitted.ports);
+    this.sessions.track('realtime', connection.runtime, admitted.ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', (code) => connection.onClose(code));
   }
