@@ -8,6 +8,7 @@ import { renderError } from './common/errors/error-renderer';
 import { RequestValidationError } from './common/errors/validation-error';
 import { newId } from './common/ids';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { ProbeQuietLogController } from './common/logging/probe-log-controller';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './database/database.module';
@@ -25,9 +26,6 @@ export interface CreateAppOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const UNVERSIONED = ['healthz', 'readyz', 'metrics'];
-/** Kubernetes probes arrive every few seconds per pod: their request logs are debug lines, not info. */
-const PROBE = /^\/(healthz|readyz)(\?|$)/;
-const isProbe = (url: string | undefined): boolean => PROBE.test(url ?? '');
 
 /** Builds the app exactly as production runs it; main.ts, the tests and the OpenAPI script all call this. */
 export async function createApp({ config, database, logger }: CreateAppOptions): Promise<NestFastifyApplication> {
@@ -35,7 +33,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   const adapter = new FastifyAdapter({
     loggerInstance: root,
     requestIdHeader: false,
-    disableRequestLogging: (req: { url?: string }) => isProbe(req.url),
+    logController: new ProbeQuietLogController(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req');
@@ -85,7 +83,6 @@ function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    if (isProbe(request.url)) request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'probe');
   });
   // Bad JSON must answer 422 json_invalid like any other validation failure; Nest would flatten the
   // parser's error into a bare 400, so the parser raises our own error instead.
