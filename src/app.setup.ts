@@ -15,6 +15,7 @@ import { DatabaseLocation } from './database/database.module';
 import type { PresentedApiKey, RateLimitState } from './modules/auth/principal';
 import { RawFramesWsAdapter } from './modules/live-gateway/sockets/raw-frames-ws-adapter';
 import { MetricsService } from './modules/metrics/metrics.service';
+import { refusalCode } from './modules/metrics/session-metrics';
 import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
 
 export interface CreateAppOptions {
@@ -58,6 +59,14 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   return app;
 }
 
+function refusalCodeOf(payload: unknown): string {
+  try {
+    return refusalCode(typeof payload === 'string' ? JSON.parse(payload) : null);
+  } catch {
+    return 'unknown';
+  }
+}
+
 function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(MetricsService);
@@ -71,6 +80,9 @@ function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
       const refused = renderError(new Error('API key never checked'), request.id);
       void reply.code(refused.status);
       return JSON.stringify(refused.body);
+    }
+    if (reply.statusCode >= 400 && request.routeOptions.url?.endsWith('/client_secrets')) {
+      metrics.sessions.refusals.inc({ surface: 'secret', code: refusalCodeOf(payload) });
     }
     const rate = (request as unknown as { rateLimit?: RateLimitState }).rateLimit;
     if (rate) {

@@ -5,6 +5,8 @@ import { ClientSecretsModule } from '../modules/client-secrets/client-secrets.mo
 import { EmbeddedSpeechEngine } from './embedded/embedded-speech.engine';
 import { SPEECH_ENGINE, SpeechEngine } from './engine.types';
 import { ScriptedEngine } from './scripted/scripted.engine';
+import { instrumentEngine } from './instrumented-engine';
+import { MetricsService } from '../modules/metrics/metrics.service';
 
 /** How long a refused client is told to wait for a stream to free up. */
 const CAPACITY_RETRY_MS = 2000;
@@ -23,7 +25,14 @@ function createEngine(config: AppConfig): SpeechEngine {
 @Global()
 @Module({
   imports: [ClientSecretsModule],
-  providers: [{ provide: SPEECH_ENGINE, inject: [AppConfig], useFactory: createEngine }],
+  providers: [
+    {
+      provide: SPEECH_ENGINE,
+      inject: [AppConfig, MetricsService],
+      useFactory: (config: AppConfig, metrics: MetricsService) =>
+        instrumentEngine(createEngine(config), metrics.sessions),
+    },
+  ],
   exports: [SPEECH_ENGINE],
 })
 export class EnginesModule implements OnModuleInit, OnApplicationShutdown {

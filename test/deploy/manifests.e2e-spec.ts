@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MetricsService } from '../../src/modules/metrics/metrics.service';
 import { policyViolations, rules } from './manifest-policy';
-import { K8sObject, OVERLAYS, Overlay, renderOverlay, schemaFailures } from './manifests';
+import { DEPLOY_DIR, K8sObject, OVERLAYS, Overlay, renderOverlay, schemaFailures } from './manifests';
 
 /**
  * deploy/ proven without a cluster: every overlay renders with `kubectl kustomize`, every object is
@@ -147,5 +150,49 @@ describe('a broken rule fails', () => {
       expect.stringContaining('spec/replicas must be integer'),
       expect.stringContaining('spec/endpoints/0/interval must be string'),
     ]);
+  });
+});
+
+describe('monitoring', () => {
+  /** Metric names in PromQL, histogram series folded onto their metric; kube-state-metrics' are not ours. */
+  const metricsIn = (exprs: string[]): string[] => [
+    ...new Set(
+      exprs.flatMap((e) =>
+        [...e.matchAll(/\b((?:continuum|http)_[a-z_]+)\b/g)].map((m) => m[1].replace(/_(bucket|sum|count)$/, '')),
+      ),
+    ),
+  ];
+  const exported = async (): Promise<string[]> =>
+    (await new MetricsService().registry.getMetricsAsJSON()).map((m) => m.name);
+
+  it('alerts use only metrics the service exports', async () => {
+    const rule = find(render('production'), 'PrometheusRule', 'continuum');
+    const used = metricsIn(rule.spec.groups[0].rules.map((r: { expr: string }) => r.expr));
+    expect(used.length).toBeGreaterThanOrEqual(4);
+    expect(await exported()).toEqual(expect.arrayContaining(used));
+  });
+
+  it('the Grafana dashboard is valid JSON and charts only metrics the service exports', async () => {
+    const dashboard = JSON.parse(readFileSync(join(DEPLOY_DIR, 'grafana', 'continuum-dashboard.json'), 'utf8')) as {
+      uid: string;
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    expect(dashboard.uid).toBe('continuum');
+    const used = metricsIn(dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)));
+    expect(used).toEqual(
+      expect.arrayContaining([
+        'continuum_sessions_opened_total',
+        'continuum_sessions_closed_total',
+        'continuum_refusals_total',
+        'continuum_engine_streams_in_use',
+        'continuum_engine_streams_free',
+        'continuum_audio_seconds_total',
+        'continuum_time_to_first_partial_seconds',
+        'continuum_time_to_final_seconds',
+        'continuum_meter_flush_lag_seconds',
+        'continuum_db_pool_connections',
+      ]),
+    );
+    expect(await exported()).toEqual(expect.arrayContaining(used));
   });
 });

@@ -30,7 +30,12 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'listen', (req) => this.admission.admit(req, LISTEN_DIALECT));
+    guardCompatHandshake(
+      server,
+      'listen',
+      (req) => this.admission.admit(req, LISTEN_DIALECT),
+      (code) => this.sessions.refused(code),
+    );
     // Deepgram names the request on the 101; here it is the session id (GET /v1/sessions/{id}).
     server.on('headers', (headers: string[], req: IncomingMessage) => {
       const admitted = this.admission.peek(req);

@@ -26,12 +26,12 @@ export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardHandshake(server, 'live', this.admission);
+    guardHandshake(server, 'live', this.admission, (code) => this.sessions.refused(code));
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {
     const admitted = this.admission.take(req);
-    const ports = this.ports.create(admitted);
+    const ports = this.ports.create(admitted, 'live');
     const connection = new LiveConnection({
       sessionId: admitted.sessionId,
       engine: this.engine,

@@ -33,7 +33,12 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'realtime', (req) => this.admission.admit(req, REALTIME_DIALECT));
+    guardCompatHandshake(
+      server,
+      'realtime',
+      (req) => this.admission.admit(req, REALTIME_DIALECT),
+      (code) => this.sessions.refused(code),
+    );
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {

@@ -67,6 +67,11 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     this.heartbeatTimer.unref();
   }
 
+  /** A socket handshake was refused with this error code (for the metrics). */
+  refused(code: string): void {
+    this.metrics.sessions.refusals.inc({ surface: 'handshake', code });
+  }
+
   get size(): number {
     return this.registry.size;
   }
