@@ -79,41 +79,40 @@ export class SessionMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    const metrics = this;
-    new Gauge({
+    const lag: Gauge = new Gauge({
       name: 'continuum_meter_flush_lag_seconds',
       help: 'Age of the oldest meter batch handed over but not yet persisted (0 when none)',
       registers,
-      collect() {
-        const oldest = Math.min(...metrics.meterPending.values());
-        this.set(Number.isFinite(oldest) ? (metrics.now() - oldest) / 1000 : 0);
+      collect: () => {
+        const oldest = Math.min(...this.meterPending.values());
+        lag.set(Number.isFinite(oldest) ? (this.now() - oldest) / 1000 : 0);
       },
     });
     for (const [name, pick] of [
       ['continuum_engine_streams_in_use', (c: { inUse: number; max: number }) => c.inUse],
       ['continuum_engine_streams_free', (c: { inUse: number; max: number }) => Math.max(0, c.max - c.inUse)],
     ] as const) {
-      new Gauge({
+      const streams: Gauge<'engine'> = new Gauge({
         name,
         help: `Engine streams ${name.endsWith('free') ? 'free' : 'in use'} on this instance, per engine`,
         labelNames: ['engine'],
         registers,
-        collect() {
-          for (const [engine, capacity] of metrics.engines) this.set({ engine }, pick(capacity()));
+        collect: () => {
+          for (const [engine, capacity] of this.engines) streams.set({ engine }, pick(capacity()));
         },
       });
     }
-    new Gauge({
+    const pool: Gauge<'state'> = new Gauge({
       name: 'continuum_db_pool_connections',
       help: 'Database pool connections: total open, idle, and requests waiting for one',
       labelNames: ['state'],
       registers,
-      collect() {
-        const use = metrics.poolUse?.();
+      collect: () => {
+        const use = this.poolUse?.();
         if (!use) return;
-        this.set({ state: 'total' }, use.total);
-        this.set({ state: 'idle' }, use.idle);
-        this.set({ state: 'waiting' }, use.waiting);
+        pool.set({ state: 'total' }, use.total);
+        pool.set({ state: 'idle' }, use.idle);
+        pool.set({ state: 'waiting' }, use.waiting);
       },
     });
   }
