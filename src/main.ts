@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.setup';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
   const app = await createApp({ config, database, logger });
   await app.listen(config.port, config.host);
   const scheme = config.tls ? 'https' : 'http';
-  const local = `${scheme}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  // The bound port, which differs from PORT=0 (tests and tools start replicas on free ports).
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const local = `${scheme}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   await app.get(FirstStartService).run(config.publicUrl ?? local);
   process.stdout.write(`Continuum listening on ${local} (docs: ${local}/docs), ready in ${Date.now() - started} ms\n`);
 }
