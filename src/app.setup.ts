@@ -23,13 +23,20 @@ export interface CreateAppOptions {
   database: DatabaseLocation;
   /** Defaults to a JSON logger on stdout at the configured level. */
   logger?: Logger;
+  /** Nest's own signal handling (default true); main.ts handles signals itself to exit 0 after a drain. */
+  shutdownHooks?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const UNVERSIONED = ['healthz', 'readyz', 'metrics'];
 
 /** Builds the app exactly as production runs it; main.ts, the tests and the OpenAPI script all call this. */
-export async function createApp({ config, database, logger }: CreateAppOptions): Promise<NestFastifyApplication> {
+export async function createApp({
+  config,
+  database,
+  logger,
+  shutdownHooks = true,
+}: CreateAppOptions): Promise<NestFastifyApplication> {
   const root = logger ?? createRootLogger(config.logLevel);
   const adapter = new FastifyAdapter({
     loggerInstance: root,
@@ -49,7 +56,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   app.setGlobalPrefix('v1', { exclude: UNVERSIONED });
   // Sockets read their frames themselves (binary-safe); Nest would parse, and pipe through rxjs, every audio frame.
   app.useWebSocketAdapter(new RawFramesWsAdapter(app));
-  app.enableShutdownHooks();
+  if (shutdownHooks) app.enableShutdownHooks();
   installHttpHooks(app, root);
   await app.init();
 

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { sha256Hex } from '../../src/common/ids';
-import { tone } from '../support/audio';
+import { sleep, tone } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
 import { serviceBuilt, ServiceProcess } from '../support/service-process';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
@@ -60,7 +60,8 @@ describeReplicas('three replicas on one PostgreSQL', () => {
       STARTING_API_KEY: KEY,
       CONCURRENT_SESSIONS_LIMIT: String(LIMIT),
       RATE_LIMIT_REQUESTS_PER_MINUTE: String(RATE),
-      SESSION_HEARTBEAT_TIMEOUT_SECONDS: '3',
+      // Holders beat every 5 s; a session is orphaned after two missed beats.
+      SESSION_HEARTBEAT_TIMEOUT_SECONDS: '11',
       SESSION_REAPER_INTERVAL_SECONDS: '1',
       SHUTDOWN_GRACE_SECONDS: '30',
       DATABASE_POOL_SIZE: '4',
@@ -149,4 +150,139 @@ describeReplicas('three replicas on one PostgreSQL', () => {
     expect(Date.now() - sent).toBeLessThan(1000);
     expect(await socket.waitClosed()).toBe(1000);
   }, 30_000);
+
+  it('SIGTERM to A: /readyz 503 at once, its live session finishes, new sessions go to B, A exits 0', async () => {
+    const live = await started(a);
+    live.socket.send({ type: 'session.input_audio.append', audio: tone(800).toString('base64') });
+    await live.socket.waitFor('session.input_transcript.delta');
+    a.signal('SIGTERM');
+    const signalled = Date.now();
+    let ready = 200;
+    while (ready !== 503 && Date.now() - signalled < 5000) {
+      ready = (await fetch(`${a.baseUrl}/readyz`)).status;
+      if (ready !== 503) await sleep(10);
+    }
+    expect(ready).toBe(503);
+    expect(Date.now() - signalled).toBeLessThan(1000);
+
+    const refusedSecret = await post(a);
+    expect(refusedSecret.status).toBe(503);
+    expect(refusedSecret.headers.get('retry-after')).toBe('1');
+    expect(((await refusedSecret.json()) as { error: object }).error).toMatchObject({
+      code: 'shutting_down',
+      retry_after_ms: 1000,
+    });
+    const refusedSocket = await SocketClient.refusal(`${a.wsUrl}/v1/live/sessions`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    expect(refusedSocket).toMatchObject({
+      status: 503,
+      body: { error: { code: 'shutting_down', retry_after_ms: 1000 } },
+    });
+
+    // The same requests succeed on B.
+    const secret = (await (await post(b)).json()) as { value: string; session: { id: string } };
+    const onB = await open(b, { token: secret.value });
+    onB.send({ type: 'session.start', session: { model: 'vendor-voicechat' } });
+    await onB.waitFor('session.started');
+    onB.send({ type: 'session.close' });
+    await onB.waitClosed();
+
+    // A's live session runs on while A drains, then ends as the client asks; only then does A exit.
+    live.socket.send({ type: 'session.input_audio.append', audio: tone(800).toString('base64') });
+    await sleep(300);
+    live.socket.send({ type: 'session.close' });
+    expect(await live.socket.waitFor('session.closed')).toMatchObject({
+      reason: 'close_requested',
+      usage: { frames: 20 },
+    });
+    expect(await a.waitExit(30_000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(25_000); // it left when its session ended, not at the grace
+    expect(await sessionRow(live.sessionId)).toMatchObject({
+      status: 'closed',
+      close_reason: 'close_requested',
+      frames: 20,
+    });
+  }, 60_000);
+
+  it('kill -9 of B: C closes its sessions connection_lost and bills them exactly once', async () => {
+    const held = [await started(b), await started(b)];
+    // Real-time audio (faster input is cut), past the first meter batch (62 frames = 4.96 s).
+    for (let i = 0; i < 14; i++) {
+      for (const { socket } of held) {
+        socket.send({ type: 'session.input_audio.append', audio: tone(400).toString('base64') });
+      }
+      await sleep(400);
+    }
+    const ids = held.map((h) => h.sessionId);
+    const flushed = async () =>
+      (await pg.query('SELECT DISTINCT session_id FROM meter_events WHERE session_id = ANY($1)', [ids])).rowCount ?? 0;
+    for (let waited = 0; (await flushed()) < 2 && waited < 10_000; waited += 100) await sleep(100);
+    expect(await flushed()).toBe(2);
+
+    const active = await pg.query(`SELECT count(*)::int AS n FROM sessions WHERE id = ANY($1) AND status = 'active'`, [
+      ids,
+    ]);
+    expect(active.rows[0].n).toBe(2);
+    b.signal('SIGKILL');
+    const killed = Date.now();
+    expect(await b.waitExit()).toEqual({ code: null, signal: 'SIGKILL' });
+    const closed = async () =>
+      (await pg.query(`SELECT count(*)::int AS n FROM sessions WHERE id = ANY($1) AND status = 'closed'`, [ids]))
+        .rows[0].n as number;
+    while ((await closed()) < 2 && Date.now() - killed < 30_000) await sleep(100);
+    const closedAfterMs = Date.now() - killed;
+    expect(await closed()).toBe(2);
+    // At most the heartbeat timeout (11 s) plus a reaper pass (1 s), with room for a loaded machine.
+    expect(closedAfterMs).toBeLessThan(20_000);
+
+    const billed = async () =>
+      (
+        await pg.query(
+          `SELECT s.id, s.status, s.close_reason, s.frames, s.cost_micros::int AS cost,
+                  (SELECT sum(frames)::int FROM meter_events m WHERE m.session_id = s.id) AS metered_frames,
+                  (SELECT sum(cost_micros)::int FROM meter_events m WHERE m.session_id = s.id) AS metered_cost,
+                  (SELECT count(*)::int FROM meter_events m WHERE m.session_id = s.id) AS events
+           FROM sessions s WHERE s.id = ANY($1) ORDER BY s.id`,
+          [ids],
+        )
+      ).rows;
+    const first = await billed();
+    for (const row of first) {
+      expect(row).toMatchObject({ status: 'closed', close_reason: 'connection_lost' });
+      expect(row.frames).toBe(row.metered_frames);
+      expect(row.cost).toBe(row.metered_cost);
+      expect(row.frames).toBeGreaterThanOrEqual(62);
+    }
+    // More reaper passes on C change nothing: billed once.
+    await sleep(2500);
+    expect(await billed()).toEqual(first);
+
+    // The usage report, the export and the NDJSON meter events agree with the rows, and the balance
+    // went down by exactly what was metered.
+    const report = (await (await call(c, 'GET', '/v1/usage')).json()) as { data: { frames: number }[] };
+    const exported = (await (await call(c, 'GET', '/v1/usage/export')).json()) as {
+      data: { session_id: string; frames: number; close_reason: string }[];
+    };
+    const ndjson = (await (await call(c, 'GET', '/v1/usage/normalized-meter-events')).text())
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { session_id: string; frames: number });
+    const totals = await pg.query(
+      `SELECT (SELECT sum(frames)::int FROM sessions) AS frames,
+              (SELECT sum(cost_micros)::int FROM meter_events) AS cost,
+              (SELECT balance_micros::int FROM projects) AS balance`,
+    );
+    expect(report.data.reduce((n, d) => n + d.frames, 0)).toBe(totals.rows[0].frames);
+    expect(ndjson.reduce((n, e) => n + e.frames, 0)).toBe(totals.rows[0].frames);
+    for (const row of first) {
+      expect(exported.data.find((e) => e.session_id === row.id)).toMatchObject({
+        frames: row.frames,
+        close_reason: 'connection_lost',
+      });
+      expect(ndjson.filter((e) => e.session_id === row.id).reduce((n, e) => n + e.frames, 0)).toBe(row.frames);
+    }
+    expect(totals.rows[0].balance).toBe(10_000_000 - totals.rows[0].cost);
+    process.stdout.write(`replicas: kill -9 to both sessions closed and billed in ${closedAfterMs} ms\n`);
+  }, 120_000);
 });
