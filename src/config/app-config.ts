@@ -42,6 +42,7 @@ export class AppConfig {
   readonly sessionExpirySweepSeconds: number;
   readonly startingApiKey: StartingApiKey | null;
   readonly socketPingIntervalMs: number;
+  readonly sessionSignals: 'auto' | 'heartbeat';
   readonly socketPongTimeoutMs: number;
 
   constructor(env: Record<string, string | undefined>) {
@@ -72,6 +73,7 @@ export class AppConfig {
     this.sessionExpirySweepSeconds = e.SESSION_EXPIRY_SWEEP_SECONDS;
     this.startingApiKey = startingApiKeyOf(e);
     this.socketPingIntervalMs = e.SOCKET_PING_INTERVAL_SECONDS * 1000;
+    this.sessionSignals = e.SESSION_SIGNALS;
     this.socketPongTimeoutMs = e.SOCKET_PONG_TIMEOUT_SECONDS * 1000;
   }
 

@@ -87,6 +87,12 @@ export class Environment {
   @trimmed @IsOptional() @IsString() STARTING_API_KEY?: string;
   /** A file holding STARTING_API_KEY (a mounted Secret); one or the other. */
   @trimmed @IsOptional() @IsString() STARTING_API_KEY_FILE?: string;
+  /**
+   * How a DELETE reaches a socket held by another instance: `auto` uses PostgreSQL LISTEN/NOTIFY when
+   * a probe notification comes back (not through a pooler in transaction mode, not on the embedded
+   * database), `heartbeat` only the holder's 5 s heartbeat (no listening connection).
+   */
+  @IsIn(['auto', 'heartbeat']) SESSION_SIGNALS: 'auto' | 'heartbeat' = 'auto';
   /** Seconds between the server's pings on every socket (0: no pings). */
   @IsInt() @Min(0) @Max(3600) SOCKET_PING_INTERVAL_SECONDS: number = 20;
   /** A socket that has not answered a ping for this long is closed as connection_lost. */

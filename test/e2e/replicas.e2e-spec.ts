@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { sha256Hex } from '../../src/common/ids';
 import { sleep, tone } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
-import { serviceBuilt, ServiceProcess } from '../support/service-process';
+import { serviceBuilt, ServiceProcess } from '../../bench/support/service-process';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
 
 /**

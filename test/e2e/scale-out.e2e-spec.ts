@@ -77,6 +77,26 @@ describeOnPostgres('DELETE across instances (PostgreSQL LISTEN/NOTIFY)', () => {
     }
     expect(await deleteAcross()).toBeLessThan(1000);
   }, 60_000);
+
+  it('with SESSION_SIGNALS=heartbeat an instance does not listen, and the heartbeat still ends its sockets', async () => {
+    const c = await startTestApp('postgres', { databaseUrl: db.url, env: { ...QUIET, SESSION_SIGNALS: 'heartbeat' } });
+    try {
+      const admin = new Client({ connectionString: db.url });
+      await admin.connect();
+      const { rows } = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'continuum-signals' AND datname = current_database()`,
+      );
+      await admin.end();
+      expect(rows[0].n).toBe(2); // A's and B's only
+      const { c: socket, sessionId } = await startLive(c, apiKey);
+      const sent = Date.now();
+      expect((await api(a, apiKey, 'DELETE', `/v1/sessions/${sessionId}`)).statusCode).toBe(204);
+      expect(await socket.waitFor('session.closed', 10_000)).toMatchObject({ reason: 'close_requested' });
+      expect(Date.now() - sent).toBeLessThan(8000); // one 5 s heartbeat, with room for a loaded machine
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
 });
 
 describe.each(databaseTargets())('one instance on %s', (target) => {

@@ -1,5 +1,6 @@
 import { Logger, Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../../../../config/app-config';
 import { DatabaseLocation } from '../../../../database/database.module';
 import { PgSessionEndSignals } from './pg-session-end-signals';
 import { InProcessSessionEndSignals, SESSION_END_SIGNALS, SessionEndSignals } from './session-end-signals';
@@ -14,10 +15,16 @@ const PROBE_TIMEOUT_MS = 2000;
  */
 export const sessionEndSignalsProvider: Provider = {
   provide: SESSION_END_SIGNALS,
-  inject: [DatabaseLocation, DataSource],
-  useFactory: async (location: DatabaseLocation, dataSource: DataSource): Promise<SessionEndSignals> => {
+  inject: [DatabaseLocation, DataSource, AppConfig],
+  useFactory: async (
+    location: DatabaseLocation,
+    dataSource: DataSource,
+    config: AppConfig,
+  ): Promise<SessionEndSignals> => {
     const logger = new Logger('SessionEndSignals');
-    if (location.embedded || (await isPglite(dataSource))) return new InProcessSessionEndSignals();
+    if (config.sessionSignals === 'heartbeat' || location.embedded || (await isPglite(dataSource))) {
+      return new InProcessSessionEndSignals();
+    }
     const signals = new PgSessionEndSignals(
       location.url,
       (channel, payload) => dataSource.query('SELECT pg_notify($1, $2)', [channel, payload]),

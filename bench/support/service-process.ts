@@ -1,15 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { repoRoot } from './report';
 
-const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+/** The built service, whether this runs from bench/ (ts-node, Jest) or dist/bench/. */
+const MAIN = join(repoRoot(), 'dist', 'src', 'main.js');
 const LISTENING = /Continuum listening on (https?:\/\/\S+) /;
 
 /** True when the service is built (`npm run build`): the replica tests run the built app. */
 export const serviceBuilt = (): boolean => existsSync(MAIN);
 
 /**
- * The real service as its own process (`node dist/src/main.js`), as a pod runs it: its own event loop,
+ * The real service as its own process (shared by the replica test and bench) (`node dist/src/main.js`), as a pod runs it: its own event loop,
  * its own pool, killed and signalled for real. Listens on a free port (PORT=0).
  */
 export class ServiceProcess {
