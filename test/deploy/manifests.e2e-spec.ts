@@ -76,7 +76,23 @@ describe('overlay shapes', () => {
     const labels = find(objects, 'Deployment', 'continuum-worker').spec.template.metadata.labels;
     expect(labels).toMatchObject(headless.spec.selector);
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('continuum-config'));
-    expect(config?.data.REMOTE_WORKERS_DNS).toBe('continuum-worker');
+    const engines = JSON.parse(config?.data.ENGINES_JSON) as {
+      engines: { workers: { workers: string[]; resolveDns: boolean; apiKey: { env: string } } };
+      models: Record<string, string>;
+    };
+    const pool = engines.engines.workers;
+    expect(new URL(pool.workers[0]).hostname).toBe(headless.metadata.name);
+    expect(pool.resolveDns).toBe(true);
+    expect(engines.models['vendor-asr-streaming']).toBe('workers');
+    // The key the gateways present is the one the workers provision at start, both from one Secret.
+    const gatewayEnv = service(objects).containers[0].env as { name: string; valueFrom?: object }[];
+    const workerEnv = worker(objects).containers[0].env as { name: string; valueFrom?: object }[];
+    expect(gatewayEnv.find((e) => e.name === pool.apiKey.env)?.valueFrom).toEqual({
+      secretKeyRef: { name: 'continuum-worker-key', key: 'api-key' },
+    });
+    expect(workerEnv.find((e) => e.name === 'STARTING_API_KEY')?.valueFrom).toEqual({
+      secretKeyRef: { name: 'continuum-worker-key', key: 'api-key' },
+    });
   });
 });
 
