@@ -16,14 +16,17 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       libpocketsphinx3 pocketsphinx-en-us flite tini \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data
+# HOME in /tmp: onnxruntime (the VAD) keeps a telemetry device id under $HOME/.cache; with a read-only
+# root it would only warn and keep it in memory.
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data HOME=/tmp
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/libs ./libs
 COPY --from=build --chown=node:node /app/package.json ./package.json
 RUN mkdir -p /data && chown node:node /data
-# The process writes only to DATA_DIR (the embedded database) and /tmp (the embedded voice), so the root
-# filesystem can be mounted read-only; mount volumes at both (deploy/ does).
+# The process writes only to DATA_DIR (the embedded database) and /tmp (the embedded voice's audio, and
+# HOME), as traced with strace through a whole conversation, so the root filesystem can be mounted
+# read-only; mount volumes at both (deploy/ does).
 VOLUME ["/data"]
 # Numeric, so Kubernetes can check runAsNonRoot without a runAsUser (the image's `node` user).
 USER 1000:1000
