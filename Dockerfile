@@ -16,8 +16,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       libpocketsphinx3 pocketsphinx-en-us flite tini \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# HOME in /tmp: onnxruntime (the VAD) keeps a telemetry device id under $HOME/.cache; with a read-only
-# root it would only warn and keep it in memory.
+# HOME in /tmp: onnxruntime (the VAD) keeps a telemetry device id under $HOME/.cache; when HOME is not
+# writable it warns and tries a `:memory:.ses` file in the working directory instead.
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data HOME=/tmp
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
