@@ -45,6 +45,21 @@ export class SessionPortsFactory {
       startedAtMs ??= activation.startedAtMs;
       counters.opened.inc({ dialect, model });
     };
+    const logEnd = (sessionId: string, endedAtMs: number, frames: number, reason: string, detail: string) =>
+      this.sessionLog.log(
+        {
+          sessionId,
+          projectId,
+          model,
+          dialect,
+          durationMs: startedAtMs === null ? 0 : Math.max(0, endedAtMs - startedAtMs),
+          frames,
+          closeReason: reason,
+          detail,
+          instanceId: this.instance.id,
+        },
+        'session ended',
+      );
     const store: SessionStorePort = {
       activate: async (_sessionId, activation): Promise<ActivationResult> => {
         // A redeemed secret's session is active since the handshake, under the secret's config.
@@ -70,20 +85,7 @@ export class SessionPortsFactory {
         closed = true;
         await this.sessions.markClosed(sessionId, closing.reason);
         counters.closed.inc({ dialect, model, reason: closing.reason });
-        this.sessionLog.log(
-          {
-            sessionId,
-            projectId,
-            model,
-            dialect,
-            durationMs: startedAtMs === null ? 0 : Math.max(0, closing.endedAtMs - startedAtMs),
-            frames: closing.usage.frames,
-            closeReason: closing.reason,
-            detail: closing.detail,
-            instanceId: this.instance.id,
-          },
-          'session ended',
-        );
+        logEnd(sessionId, closing.endedAtMs, closing.usage.frames, closing.reason, closing.detail);
       },
     };
     const meter: MeterPort = {
@@ -99,6 +101,7 @@ export class SessionPortsFactory {
       if (admitted.kind !== 'client_secret' || closed || activated) return;
       try {
         await this.sessions.markClosed(admitted.sessionId, 'connection_lost');
+        logEnd(admitted.sessionId, Date.now(), 0, 'connection_lost', 'never_started');
       } catch (error) {
         this.logger.error(
           { err: error, sessionId: admitted.sessionId },
