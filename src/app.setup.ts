@@ -8,12 +8,14 @@ import { renderError } from './common/errors/error-renderer';
 import { RequestValidationError } from './common/errors/validation-error';
 import { newId } from './common/ids';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { ProbeQuietLogController } from './common/logging/probe-log-controller';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './database/database.module';
 import type { PresentedApiKey, RateLimitState } from './modules/auth/principal';
 import { RawFramesWsAdapter } from './modules/live-gateway/sockets/raw-frames-ws-adapter';
 import { MetricsService } from './modules/metrics/metrics.service';
+import { refusalCode } from './modules/metrics/session-metrics';
 import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
 import { servePlayground } from './modules/playground/playground-assets';
 
@@ -22,17 +24,25 @@ export interface CreateAppOptions {
   database: DatabaseLocation;
   /** Defaults to a JSON logger on stdout at the configured level. */
   logger?: Logger;
+  /** Nest's own signal handling (default true); main.ts handles signals itself to exit 0 after a drain. */
+  shutdownHooks?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const UNVERSIONED = ['healthz', 'readyz', 'metrics'];
 
 /** Builds the app exactly as production runs it; main.ts, the tests and the OpenAPI script all call this. */
-export async function createApp({ config, database, logger }: CreateAppOptions): Promise<NestFastifyApplication> {
+export async function createApp({
+  config,
+  database,
+  logger,
+  shutdownHooks = true,
+}: CreateAppOptions): Promise<NestFastifyApplication> {
   const root = logger ?? createRootLogger(config.logLevel);
   const adapter = new FastifyAdapter({
     loggerInstance: root,
     requestIdHeader: false,
+    logController: new ProbeQuietLogController(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req');
@@ -47,7 +57,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   app.setGlobalPrefix('v1', { exclude: UNVERSIONED });
   // Sockets read their frames themselves (binary-safe); Nest would parse, and pipe through rxjs, every audio frame.
   app.useWebSocketAdapter(new RawFramesWsAdapter(app));
-  app.enableShutdownHooks();
+  if (shutdownHooks) app.enableShutdownHooks();
   installHttpHooks(app, root);
   await app.init();
 
@@ -56,6 +66,14 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
   if (!servePlayground(app)) root.warn('playground assets not built (npm run build): /playground is not served');
   return app;
+}
+
+function refusalCodeOf(payload: unknown): string {
+  try {
+    return refusalCode(typeof payload === 'string' ? JSON.parse(payload) : null);
+  } catch {
+    return 'unknown';
+  }
 }
 
 function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
@@ -71,6 +89,9 @@ function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
       const refused = renderError(new Error('API key never checked'), request.id);
       void reply.code(refused.status);
       return JSON.stringify(refused.body);
+    }
+    if (reply.statusCode >= 400 && request.routeOptions.url?.endsWith('/client_secrets')) {
+      metrics.sessions.refusals.inc({ surface: 'secret', code: refusalCodeOf(payload) });
     }
     const rate = (request as unknown as { rateLimit?: RateLimitState }).rateLimit;
     if (rate) {

@@ -31,7 +31,12 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'listen', (req) => this.admission.admit(req, LISTEN_DIALECT));
+    guardCompatHandshake(
+      server,
+      'listen',
+      (req) => this.admission.admit(req, LISTEN_DIALECT),
+      (code) => this.sessions.refused(code),
+    );
     // Deepgram names the request on the 101; here it is the session id (GET /v1/sessions/{id}).
     server.on('headers', (headers: string[], req: IncomingMessage) => {
       const admitted = this.admission.peek(req);
@@ -53,7 +58,7 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
     });
-    this.sessions.track('listen', connection.runtime, admitted.ports);
+    this.sessions.track('listen', connection.runtime, admitted.ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', (code) => connection.onClose(code));
   }

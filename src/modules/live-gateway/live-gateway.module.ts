@@ -15,6 +15,7 @@ import { InstanceIdentity } from './sockets/instance-identity';
 import { SessionPortsFactory } from './sockets/session-ports.factory';
 import { SocketAdmission } from './sockets/socket-admission.service';
 import { SocketSessions } from './sockets/socket-sessions.service';
+import { sessionEndSignalsProvider } from './sockets/signals/session-end-signals.provider';
 
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
@@ -24,6 +25,7 @@ import { SocketSessions } from './sockets/socket-sessions.service';
     SocketAdmission,
     SessionPortsFactory,
     HeldSessionsRepository,
+    sessionEndSignalsProvider,
     SocketSessions,
     LiveGateway,
     CompatSessionsRepository,

@@ -26,12 +26,12 @@ export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardHandshake(server, 'live', this.admission);
+    guardHandshake(server, 'live', this.admission, (code) => this.sessions.refused(code));
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {
     const admitted = this.admission.take(req);
-    const ports = this.ports.create(admitted);
+    const ports = this.ports.create(admitted, 'live');
     const connection = new LiveConnection({
       sessionId: admitted.sessionId,
       engine: this.engine,
@@ -42,7 +42,7 @@ export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
     });
-    this.sessions.track('live', connection.runtime, ports);
+    this.sessions.track('live', connection.runtime, ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', () => connection.onClose());
     // A socket that never starts a session must not hold a slot (or a redeemed secret's row) forever.

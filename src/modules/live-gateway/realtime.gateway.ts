@@ -35,7 +35,12 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'realtime', (req) => this.admission.admit(req, REALTIME_DIALECT));
+    guardCompatHandshake(
+      server,
+      'realtime',
+      (req) => this.admission.admit(req, REALTIME_DIALECT),
+      (code) => this.sessions.refused(code),
+    );
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {
@@ -51,7 +56,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
       checkLanguage: (language, param) => this.models.checkLanguage(admitted.config.model, language, param),
     });
-    this.sessions.track('realtime', connection.runtime, admitted.ports);
+    this.sessions.track('realtime', connection.runtime, admitted.ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', (code) => connection.onClose(code));
   }

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocketServer } from 'ws';
 import { renderError } from '../../../common/errors/error-renderer';
 import { newId } from '../../../common/ids';
+import { refusalCode } from '../../metrics/session-metrics';
 import { chooseProtocol, type SocketDialect } from '../../auth/socket-credentials';
 
 const logger = new Logger('SocketHandshake');
@@ -18,6 +19,7 @@ export function guardCompatHandshake(
   server: WebSocketServer,
   dialect: SocketDialect,
   admit: (req: IncomingMessage) => Promise<void>,
+  onRefused: (code: string) => void = () => undefined,
 ): void {
   server.options.verifyClient = (info: { req: IncomingMessage }, done: VerifyCallback) => {
     admit(info.req).then(
@@ -26,6 +28,7 @@ export function guardCompatHandshake(
         const requestId = newId('req');
         const rendered = renderError(error, requestId);
         if (rendered.unexpected) logger.error({ err: error, requestId, dialect }, 'socket handshake failed');
+        onRefused(refusalCode(rendered.body));
         done(false, rendered.status, JSON.stringify(rendered.body), {
           'Content-Type': 'application/json',
           'x-request-id': requestId,
