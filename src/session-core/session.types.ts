@@ -85,8 +85,10 @@ export interface SessionStats {
 export interface SessionLimits {
   /** The session ends with reason `expired` this long after it started. */
   readonly maxSessionMs: number;
-  /** Metering and usage reports happen at least this often, in frames of audio. */
+  /** Metering happens at least this often, in frames of audio: what a killed instance can lose. */
   readonly meterBatchFrames: number;
+  /** In-band usage reports happen this often, in frames (each one after a meter batch, so they agree). */
+  readonly usageEventFrames: number;
   /** Input this far ahead of the wall clock draws `input_faster_than_realtime`. */
   readonly inputAheadWarnMs: number;
   /** Input beyond this lead is dropped (`input_dropped`) and not metered. */
@@ -97,8 +99,11 @@ export const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000; // 48
 
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSessionMs: 120_000,
-  // 62 frames = 4.96 s: "at least every 5 s of audio" holds with whole frames.
-  meterBatchFrames: Math.floor(5000 / FRAME_MS),
+  // 12 frames = 0.96 s: a killed instance loses at most ~1 s of metered audio per session. Each batch
+  // is one small transaction; bench/results/socket.json has what the shorter interval costs.
+  meterBatchFrames: Math.floor(1000 / FRAME_MS),
+  // 62 frames = 4.96 s: the in-band usage keeps its "at least every 5 s of audio" cadence.
+  usageEventFrames: Math.floor(5000 / FRAME_MS),
   inputAheadWarnMs: 2000,
   inputAheadMaxMs: 5000,
 };

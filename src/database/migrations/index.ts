@@ -2,6 +2,7 @@ import { Initial1795239154665 } from './1795239154665-Initial';
 import { SessionAdmission1795241750846 } from './1795241750846-SessionAdmission';
 import { RequestTokens1795249085621 } from './1795249085621-RequestTokens';
 import { AdmissionBatches1795254328521 } from './1795254328521-AdmissionBatches';
+import { AuthFailures1796000000000 } from './1796000000000-AuthFailures';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   SessionAdmission1795241750846,
   RequestTokens1795249085621,
   AdmissionBatches1795254328521,
+  AuthFailures1796000000000,
 ];

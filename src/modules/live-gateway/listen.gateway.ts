@@ -3,6 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
 import { guardCompatHandshake } from './compat/compat-handshake';
@@ -26,11 +27,12 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'listen', (req) => this.admission.admit(req, LISTEN_DIALECT));
+    guardCompatHandshake(server, 'listen', (req) => this.admission.admit(req, LISTEN_DIALECT), this.throttle);
     // Deepgram names the request on the 101; here it is the session id (GET /v1/sessions/{id}).
     server.on('headers', (headers: string[], req: IncomingMessage) => {
       const admitted = this.admission.peek(req);

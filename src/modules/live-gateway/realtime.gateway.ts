@@ -3,6 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
 import { guardCompatHandshake } from './compat/compat-handshake';
@@ -29,11 +30,12 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'realtime', (req) => this.admission.admit(req, REALTIME_DIALECT));
+    guardCompatHandshake(server, 'realtime', (req) => this.admission.admit(req, REALTIME_DIALECT), this.throttle);
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {
