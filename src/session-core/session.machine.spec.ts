@@ -312,7 +312,7 @@ describe('SessionMachine input rate', () => {
 });
 
 describe('SessionMachine metering', () => {
-  it('meters in batches of at most ~1 s with increasing seq and reports usage every 5 s, after a batch', () => {
+  it('meters in batches of at most ~1 s with increasing seq and reports usage every 4.8 s, after a batch', () => {
     const machine = started();
     const effects: Effect[] = [];
     for (let i = 0; i < 130; i++) effects.push(...machine.appendAudio(frames(1), T0 + i * 80));
@@ -320,7 +320,7 @@ describe('SessionMachine metering', () => {
     // 12 frames (0.96 s) a batch: a killed instance loses at most that much metered audio.
     expect(meters.map((b) => b.seq)).toEqual(meters.map((_, i) => i + 1));
     expect(Math.max(...meters.map((b) => b.frames))).toBeLessThanOrEqual(12);
-    expect(meters.reduce((n, b) => n + b.frames, 0)).toBe(124);
+    expect(meters.reduce((n, b) => n + b.frames, 0)).toBe(120); // 130 frames: ten whole batches, the last 10 frames wait for the next;
     // Each in-band report equals the frames metered so far.
     let metered = 0;
     for (const e of effects) {
@@ -329,9 +329,11 @@ describe('SessionMachine metering', () => {
     }
     const usages = events(effects).flatMap((e) => (e.type === 'usage' ? [e.usage] : []));
     expect(usages).toEqual([
-      { frames: 62, seconds: 4.96 },
-      { frames: 124, seconds: 9.92 },
+      { frames: 60, seconds: 4.8 },
+      { frames: 120, seconds: 9.6 },
     ]);
+    // Reports fall on batch boundaries: every batch is a whole 12 frames.
+    expect(meters.every((b) => b.frames === 12)).toBe(true);
   });
 
   it('makes the final usage equal the sum of every meter batch', () => {

@@ -102,8 +102,9 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   // 12 frames = 0.96 s: a killed instance loses at most ~1 s of metered audio per session. Each batch
   // is one small transaction; bench/results/socket.json has what the shorter interval costs.
   meterBatchFrames: Math.floor(1000 / FRAME_MS),
-  // 62 frames = 4.96 s: the in-band usage keeps its "at least every 5 s of audio" cadence.
-  usageEventFrames: Math.floor(5000 / FRAME_MS),
+  // 60 frames = 4.8 s: "at least every 5 s of audio", on a batch boundary (5 batches), so a report
+  // never forces a batch of its own.
+  usageEventFrames: 5 * Math.floor(1000 / FRAME_MS),
   inputAheadWarnMs: 2000,
   inputAheadMaxMs: 5000,
 };
