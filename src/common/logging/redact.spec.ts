@@ -76,6 +76,19 @@ describe('the root logger', () => {
   });
 });
 
+describe('a failed query', () => {
+  it('keeps identifiers in the message but not the value PostgreSQL quotes at its end', () => {
+    const { logger, text } = capture();
+    const driverError = Object.assign(new Error('invalid input syntax for type bigint: "secret-ish 123"'), {
+      code: '22P02',
+    });
+    logger.error({ err: new QueryFailedError('SELECT 1 FROM "sessions"', ['secret-ish 123'], driverError) }, 'x');
+    const line = JSON.parse(text());
+    expect(line.err.message).toBe('invalid input syntax for type bigint: "[value]"');
+    expect(text()).not.toContain('secret-ish');
+  });
+});
+
 describe('statementName', () => {
   it.each([
     ['SELECT * FROM continuum_admit_sessions($1::jsonb)', 'continuum_admit_sessions'],

@@ -22,15 +22,23 @@ export function serializeError(error: unknown, depth = 0): LoggedError | unknown
   const driver = (record.driverError ?? null) as (Error & Record<string, unknown>) | null;
   const sql = typeof record.query === 'string' ? record.query : undefined;
   const code = stringOrUndefined(record.code) ?? stringOrUndefined(driver?.code);
-  const logged: LoggedError = { type: error.constructor?.name ?? error.name, message: error.message };
+  const fromDatabase = sql !== undefined || driver !== null;
+  const message = fromDatabase ? withoutQuotedValue(error.message) : error.message;
+  const logged: LoggedError = { type: error.constructor?.name ?? error.name, message };
   if (code) logged.code = code;
   if (sql !== undefined) logged.statement = statementName(sql);
-  if (error.stack) logged.stack = error.stack;
+  if (error.stack) logged.stack = fromDatabase ? error.stack.replace(error.message, message) : error.stack;
   if (error.cause !== undefined && depth < MAX_CAUSES) {
     logged.cause = serializeError(error.cause, depth + 1) as LoggedError;
   }
   return logged;
 }
+
+/**
+ * PostgreSQL quotes an offending value at the end of some messages (`invalid input syntax for type
+ * bigint: "…"`); that value is a parameter. Identifiers inside the message (`relation "x"`) stay.
+ */
+const withoutQuotedValue = (message: string): string => message.replace(/: ".*"$/s, ': "[value]"');
 
 const stringOrUndefined = (value: unknown): string | undefined =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
