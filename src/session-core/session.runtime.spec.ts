@@ -155,8 +155,8 @@ describe('SessionRuntime metering and close', () => {
     gate.resolve();
     await runtime.done;
     expect(meter.maxInFlight).toBe(1);
-    // Twelve batches of 12 frames (0.96 s) and the last 6 at the close.
-    const batches = [...Array.from({ length: 12 }, (_, i) => ({ seq: i + 1, frames: 12 })), { seq: 13, frames: 6 }];
+    // Fifteen batches of 10 frames (0.8 s); nothing is left for the close.
+    const batches = Array.from({ length: 15 }, (_, i) => ({ seq: i + 1, frames: 10 }));
     expect(meter.written).toEqual(batches);
     expect(store.log).toEqual(['activate', ...batches.map((b) => `meter:${b.seq}`), 'close:close_requested']);
     expect(store.closings[0].closing).toEqual({

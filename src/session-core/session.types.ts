@@ -99,12 +99,12 @@ export const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000; // 48
 
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSessionMs: 120_000,
-  // 12 frames = 0.96 s: a killed instance loses at most ~1 s of metered audio per session. Each batch
-  // is one small transaction; bench/results/socket.json has what the shorter interval costs.
-  meterBatchFrames: Math.floor(1000 / FRAME_MS),
-  // 60 frames = 4.8 s: "at least every 5 s of audio", on a batch boundary (5 batches), so a report
+  // 10 frames = 0.8 s: with the meter's 150 ms wait to share a statement (METER_LINGER_MS), a killed
+  // instance loses under 1 s of metered audio per session. bench/results/meter.json has the cost.
+  meterBatchFrames: 10,
+  // 60 frames = 4.8 s: "at least every 5 s of audio", on a batch boundary (6 batches), so a report
   // never forces a batch of its own.
-  usageEventFrames: 5 * Math.floor(1000 / FRAME_MS),
+  usageEventFrames: 60,
   inputAheadWarnMs: 2000,
   inputAheadMaxMs: 5000,
 };

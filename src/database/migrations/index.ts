@@ -3,6 +3,7 @@ import { SessionAdmission1795241750846 } from './1795241750846-SessionAdmission'
 import { RequestTokens1795249085621 } from './1795249085621-RequestTokens';
 import { AdmissionBatches1795254328521 } from './1795254328521-AdmissionBatches';
 import { AuthFailures1796000000000 } from './1796000000000-AuthFailures';
+import { MeterBatches1796000000001 } from './1796000000001-MeterBatches';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   RequestTokens1795249085621,
   AdmissionBatches1795254328521,
   AuthFailures1796000000000,
+  MeterBatches1796000000001,
 ];
