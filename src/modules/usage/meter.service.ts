@@ -6,9 +6,9 @@ import { MeterEventsRepository } from './meter-events.repository';
 export const meterEventId = (sessionId: string, seq: number): string => `mev_${sessionId}_${seq}`;
 
 /**
- * The write side of metering, called by the socket runtime for every batch of frames. Nothing is
- * kept in memory: a batch is billed once it resolves, so a crash loses at most the batch being
- * written.
+ * The write side of metering, called by the socket runtime for every batch of frames. A batch is
+ * billed once it resolves; it waits at most METER_LINGER_MS (150 ms) to share its statement, so a
+ * crash loses at most the batch being written and the frames since.
  */
 @Injectable()
 export class MeterService {
