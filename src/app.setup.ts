@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { renderError } from './common/errors/error-renderer';
-import { RequestValidationError } from './common/errors/validation-error';
+import { answerClientError, answerFrameworkError } from './common/http/framework-errors';
+import { installBodyParsers, MAX_BODY_BYTES } from './common/http/request-body';
 import { newId } from './common/ids';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { ProbeQuietLogController } from './common/logging/probe-log-controller';
@@ -47,6 +48,9 @@ export async function createApp({
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req');
     },
+    bodyLimit: MAX_BODY_BYTES,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     https: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
@@ -105,21 +109,5 @@ function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
-  // Bad JSON must answer 422 json_invalid like any other validation failure; Nest would flatten the
-  // parser's error into a bare 400, so the parser raises our own error instead.
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '')
-      return done(new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]));
-    parseJson(request, body as string, (error, value) =>
-      error
-        ? done(
-            new RequestValidationError([
-              { loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' },
-            ]),
-          )
-        : done(null, value),
-    );
-  });
+  installBodyParsers(fastify);
 }

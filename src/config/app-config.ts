@@ -37,6 +37,8 @@ export class AppConfig {
   readonly maxSessionSeconds: number;
   readonly concurrentSessionsLimit: number;
   readonly rateLimitPerMinute: number;
+  /** Failed authentications per minute per client address (bucket capacity and refill). */
+  readonly authFailuresPerMinute: number;
   readonly priceMicrosPerMinute: { voicechat: number; asr: number };
   readonly startingCreditMicros: number;
   readonly speechEngine: 'embedded' | 'scripted';
@@ -69,6 +71,7 @@ export class AppConfig {
     this.maxSessionSeconds = e.MAX_SESSION_SECONDS;
     this.concurrentSessionsLimit = e.CONCURRENT_SESSIONS_LIMIT;
     this.rateLimitPerMinute = e.RATE_LIMIT_REQUESTS_PER_MINUTE;
+    this.authFailuresPerMinute = e.AUTH_FAILURES_PER_MINUTE;
     this.priceMicrosPerMinute = {
       voicechat: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MINUTE),
       asr: usdToMicros(e.PRICE_ASR_USD_PER_MINUTE),

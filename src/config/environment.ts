@@ -61,6 +61,7 @@ export class Environment {
   @IsInt() @Min(1) @Max(3600) MAX_SESSION_SECONDS: number = 120;
   @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT: number = 10;
   @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE: number = 600;
+  @IsInt() @Min(1) @Max(1_000_000) AUTH_FAILURES_PER_MINUTE: number = 30;
   @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MINUTE must be a decimal USD amount' })
   PRICE_VOICECHAT_USD_PER_MINUTE = '0.060000';
   @Matches(USD, { message: 'PRICE_ASR_USD_PER_MINUTE must be a decimal USD amount' })

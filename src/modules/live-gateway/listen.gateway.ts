@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
 import { ENGINE_REGISTRY, EngineRegistry } from '../../engines/registry/engine-registry';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
 import { guardCompatHandshake } from './compat/compat-handshake';
 import { ListenConnection, listenTransport } from './listen.connection';
@@ -27,6 +28,7 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
   ) {}
 
@@ -35,6 +37,7 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
       server,
       'listen',
       (req) => this.admission.admit(req, LISTEN_DIALECT),
+      this.throttle,
       (code) => this.sessions.refused(code),
     );
     // Deepgram names the request on the 101; here it is the session id (GET /v1/sessions/{id}).

@@ -3,6 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
 import { LiveConnection } from './live.protocol.connection';
 import { guardHandshake } from './sockets/handshake';
@@ -22,11 +23,12 @@ export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly ports: SessionPortsFactory,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardHandshake(server, 'live', this.admission, (code) => this.sessions.refused(code));
+    guardHandshake(server, 'live', this.admission, this.throttle, (code) => this.sessions.refused(code));
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {

@@ -3,6 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
 import { ModelCatalog } from '../models/model-catalog';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
@@ -30,6 +31,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
     private readonly models: ModelCatalog,
   ) {}
@@ -39,6 +41,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
       server,
       'realtime',
       (req) => this.admission.admit(req, REALTIME_DIALECT),
+      this.throttle,
       (code) => this.sessions.refused(code),
     );
   }

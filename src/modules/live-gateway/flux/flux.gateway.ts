@@ -3,7 +3,8 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../../config/app-config';
-import { SPEECH_ENGINE, SpeechEngine } from '../../../engines/engine.types';
+import { ENGINE_REGISTRY, EngineRegistry } from '../../../engines/registry/engine-registry';
+import { FailedAuthThrottle } from '../../auth/failed-auth.throttle';
 import { CompatAdmission, type CompatDialect } from '../compat/compat-admission.service';
 import { guardCompatHandshake } from '../compat/compat-handshake';
 import { listenTransport } from '../listen.connection';
@@ -28,11 +29,18 @@ export class FluxGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
-    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+    private readonly throttle: FailedAuthThrottle,
+    @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'listen', (req) => this.admission.admit(req, FLUX_DIALECT));
+    guardCompatHandshake(
+      server,
+      'listen',
+      (req) => this.admission.admit(req, FLUX_DIALECT),
+      this.throttle,
+      (code) => this.sessions.refused(code),
+    );
     server.on('headers', (headers: string[], req: IncomingMessage) => {
       const admitted = this.admission.peek(req);
       if (admitted !== undefined) headers.push(`dg-request-id: ${admitted.sessionId}`);
@@ -45,14 +53,14 @@ export class FluxGateway implements OnGatewayInit, OnGatewayConnection {
       sessionId: admitted.sessionId,
       config: admitted.config,
       flux: admitted.request,
-      engine: this.engine,
+      engine: this.engines.engineFor(admitted.config.model),
       store: admitted.ports.store,
       meter: admitted.ports.meter,
       transport: listenTransport(ws),
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
     });
-    this.sessions.track('flux', connection.runtime, admitted.ports);
+    this.sessions.track('flux', connection.runtime, admitted.ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', (code) => connection.onClose(code));
   }
