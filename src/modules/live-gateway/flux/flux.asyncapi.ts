@@ -241,6 +241,11 @@ export const FLUX_ASYNCAPI: SocketDialectDoc = {
     },
     { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`EndOfTurn` of a turn in progress' },
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '-' },
+    {
+      how: 'the engine reports a fatal error (a remote engine with no worker left)',
+      cause: { kind: 'engine_unavailable', message: '' },
+      lastMessages: '`Error` `ENGINE_ERROR`',
+    },
     { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
     {
       how: 'the engine cannot be opened at connect (no capacity)',
