@@ -3,6 +3,8 @@
  * its baseUrl, on the embedded engine: flite speech in, Flux turn events out.
  */
 import { DeepgramClient } from '@deepgram/sdk';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   concatAudio,
   fliteUtterances,
@@ -12,11 +14,26 @@ import {
 import { speechSpan } from '../../src/engines/embedded/testing/speech-timing';
 import { normalizeWords, wordEdits } from '../../src/engines/embedded/testing/wer';
 import { sleep } from '../support/audio';
+import { schemaProblems } from '../support/json-schema-check';
 import { SocketClient } from '../support/socket-client';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 
 type Message = { type: string; [key: string]: any };
+
+const ASYNCAPI = JSON.parse(readFileSync(join(__dirname, '../../asyncapi/asyncapi.json'), 'utf8'));
+const SERVER_MESSAGES: string[] = ASYNCAPI.operations['flux.server'].messages.map((m: { $ref: string }) =>
+  m.$ref.split('/').pop(),
+);
+
+/** What the committed AsyncAPI document's `flux` channel does not describe, field for field. */
+function undocumented(messages: Message[]): string[] {
+  return messages.flatMap((m) =>
+    SERVER_MESSAGES.includes(m.type)
+      ? schemaProblems(m, ASYNCAPI.channels.flux.messages[m.type].payload, ASYNCAPI, m.event ?? m.type)
+      : [`${m.type}: not a documented server message`],
+  );
+}
 
 describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded engine', () => {
   let t: TestApp;
@@ -113,6 +130,7 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
     expect(wordEdits(normalizeWords(SENTENCE), heard) / 7).toBeLessThanOrEqual(0.3);
     expect(end.words.map((w: { word: string }) => w.word)).toEqual(end.transcript.split(' '));
     expect(end.audio_window_end).toBeGreaterThan(end.audio_window_start);
+    expect(undocumented(messages)).toEqual([]);
 
     // Same session resource and metering as the other dialects.
     const rest = await t.app.inject({
@@ -155,6 +173,7 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
     const end = messages.find((m) => m.event === 'EndOfTurn')!;
     expect(end.trigger).toBe('timeout');
     expect(end.transcript).toMatch(/kitchen/);
+    expect(undocumented(messages)).toEqual([]);
   }, 60_000);
 
   it('ForceEndTurn ends the turn with trigger manual; Configure is echoed, or refused when out of range', async () => {
@@ -176,6 +195,7 @@ describe('/v2/listen with the official Deepgram SDK (listen.v2) and the embedded
     socket.sendCloseStream({ type: 'CloseStream' });
     await until(() => closes.length > 0);
     expect(closes[0]).toBe(1000);
+    expect(undocumented(messages)).toEqual([]);
   }, 60_000);
 
   it('refuses out-of-range parameters at the handshake with 400 and a message naming them', async () => {
