@@ -33,9 +33,10 @@ fi
 export ONNXRUNTIME_NODE_INSTALL=skip
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "setup: installing npm dependencies"
-  # `npm install` honours package-lock.json; `npm ci` is not used because npm 11 here records only this
-  # platform's optional native bindings in the lock and then refuses it as out of sync.
-  npm install --no-audit --no-fund
+  # `npm ci` installs exactly the lock and never rewrites it. (`npm install` with npm 11 once rewrote the
+  # lock with only this platform's optional native bindings, which `npm ci` elsewhere then refused.) The
+  # lock holds every platform's bindings; it installs with npm 10.8.2 (Node 20.19, 22) and npm 11.
+  npm ci --no-audit --no-fund
 else
   echo "setup: npm dependencies up to date"
 fi

@@ -5,15 +5,18 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { renderError } from './common/errors/error-renderer';
-import { RequestValidationError } from './common/errors/validation-error';
+import { answerClientError, answerFrameworkError } from './common/http/framework-errors';
+import { installBodyParsers, MAX_BODY_BYTES } from './common/http/request-body';
 import { newId } from './common/ids';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { ProbeQuietLogController } from './common/logging/probe-log-controller';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './database/database.module';
 import type { PresentedApiKey, RateLimitState } from './modules/auth/principal';
 import { RawFramesWsAdapter } from './modules/live-gateway/sockets/raw-frames-ws-adapter';
 import { MetricsService } from './modules/metrics/metrics.service';
+import { refusalCode } from './modules/metrics/session-metrics';
 import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
 import { servePlayground } from './modules/playground/playground-assets';
 
@@ -22,21 +25,32 @@ export interface CreateAppOptions {
   database: DatabaseLocation;
   /** Defaults to a JSON logger on stdout at the configured level. */
   logger?: Logger;
+  /** Nest's own signal handling (default true); main.ts handles signals itself to exit 0 after a drain. */
+  shutdownHooks?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const UNVERSIONED = ['healthz', 'readyz', 'metrics'];
 
 /** Builds the app exactly as production runs it; main.ts, the tests and the OpenAPI script all call this. */
-export async function createApp({ config, database, logger }: CreateAppOptions): Promise<NestFastifyApplication> {
+export async function createApp({
+  config,
+  database,
+  logger,
+  shutdownHooks = true,
+}: CreateAppOptions): Promise<NestFastifyApplication> {
   const root = logger ?? createRootLogger(config.logLevel);
   const adapter = new FastifyAdapter({
     loggerInstance: root,
     requestIdHeader: false,
+    logController: new ProbeQuietLogController(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req');
     },
+    bodyLimit: MAX_BODY_BYTES,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     https: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
@@ -47,7 +61,7 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   app.setGlobalPrefix('v1', { exclude: UNVERSIONED });
   // Sockets read their frames themselves (binary-safe); Nest would parse, and pipe through rxjs, every audio frame.
   app.useWebSocketAdapter(new RawFramesWsAdapter(app));
-  app.enableShutdownHooks();
+  if (shutdownHooks) app.enableShutdownHooks();
   installHttpHooks(app, root);
   await app.init();
 
@@ -56,6 +70,14 @@ export async function createApp({ config, database, logger }: CreateAppOptions):
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
   if (!servePlayground(app)) root.warn('playground assets not built (npm run build): /playground is not served');
   return app;
+}
+
+function refusalCodeOf(payload: unknown): string {
+  try {
+    return refusalCode(typeof payload === 'string' ? JSON.parse(payload) : null);
+  } catch {
+    return 'unknown';
+  }
 }
 
 function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
@@ -72,6 +94,9 @@ function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
       void reply.code(refused.status);
       return JSON.stringify(refused.body);
     }
+    if (reply.statusCode >= 400 && request.routeOptions.url?.endsWith('/client_secrets')) {
+      metrics.sessions.refusals.inc({ surface: 'secret', code: refusalCodeOf(payload) });
+    }
     const rate = (request as unknown as { rateLimit?: RateLimitState }).rateLimit;
     if (rate) {
       void reply.header('x-ratelimit-limit-requests', String(rate.limit));
@@ -84,21 +109,5 @@ function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
-  // Bad JSON must answer 422 json_invalid like any other validation failure; Nest would flatten the
-  // parser's error into a bare 400, so the parser raises our own error instead.
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '')
-      return done(new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]));
-    parseJson(request, body as string, (error, value) =>
-      error
-        ? done(
-            new RequestValidationError([
-              { loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' },
-            ]),
-          )
-        : done(null, value),
-    );
-  });
+  installBodyParsers(fastify);
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.setup';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
@@ -26,10 +27,28 @@ async function main(): Promise<void> {
   const logger = createRootLogger(config.logLevel);
   Logger.overrideLogger(new PinoNestLogger(logger));
   const database = await DatabaseModule.locate(config);
-  const app = await createApp({ config, database, logger });
+  const app = await createApp({ config, database, logger, shutdownHooks: false });
+  // SIGTERM (a pod being stopped) drains: readiness fails at once, live sessions get the grace period,
+  // then the process exits 0. Nest's own hooks would re-raise the signal and end with 143 instead.
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
   await app.listen(config.port, config.host);
   const scheme = config.tls ? 'https' : 'http';
-  const local = `${scheme}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  // The bound port, which differs from PORT=0 (tests and tools start replicas on free ports).
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const local = `${scheme}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   await app.get(FirstStartService).run(config.publicUrl ?? local);
   process.stdout.write(`Continuum listening on ${local} (docs: ${local}/docs), ready in ${Date.now() - started} ms\n`);
 }

@@ -110,7 +110,13 @@ export type LiveTurnEvent =
   | { type: 'speech_stopped'; item_id: string; end_ms: number }
   | { type: 'response_started'; item_id: string }
   /** The response's audio has played out, or was cut (`interrupted`) by barge-in. */
-  | { type: 'response_done'; item_id: string; interrupted: boolean };
+  | { type: 'response_done'; item_id: string; interrupted: boolean }
+  /** End-of-turn confidence (sessions with `turn_detection.end_of_turn`): the user probably finished. */
+  | { type: 'eager_end_of_turn'; item_id: string; confidence: number; transcript: string }
+  /** After eager_end_of_turn the user went on: a prepared answer was dropped. */
+  | { type: 'turn_resumed'; item_id: string }
+  /** The turn ended: by the model's confidence, a manual commit, or the silence timeout. */
+  | { type: 'end_of_turn'; item_id: string; confidence: number; trigger: 'model' | 'manual' | 'timeout' };
 
 export type LiveWarningCode =
   'audio_while_muted' | 'input_faster_than_realtime' | 'input_dropped' | 'partial_frame' | 'output_audio_dropped';

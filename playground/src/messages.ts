@@ -49,5 +49,11 @@ export function describeTurn(event: LiveTurnEvent): string {
       return `answer started (${event.item_id})`;
     case 'response_done':
       return `answer ${event.interrupted ? 'cut by barge-in' : 'played out'} (${event.item_id})`;
+    case 'eager_end_of_turn':
+      return `probably done (${event.confidence.toFixed(2)}): answer being prepared (${event.item_id})`;
+    case 'turn_resumed':
+      return `went on speaking: prepared answer dropped (${event.item_id})`;
+    case 'end_of_turn':
+      return `turn ended by ${event.trigger} (${event.confidence.toFixed(2)}) (${event.item_id})`;
   }
 }

@@ -1,8 +1,10 @@
-// Applies pending migrations to DATABASE_URL (a deploy step; the service also applies them at start).
+// Applies pending migrations to DATABASE_URL (a deploy step, e.g. an init container; the service also
+// applies them at start). Under an advisory lock, so replicas starting together apply them once.
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { dataSourceOptions } from '../database/data-source-options';
+import { runMigrationsOnce } from '../database/migration-lock';
 
 async function main(): Promise<void> {
   const config = AppConfig.fromProcessEnv();
@@ -11,7 +13,7 @@ async function main(): Promise<void> {
     return;
   }
   const dataSource = await new DataSource(dataSourceOptions(config.databaseUrl, 1)).initialize();
-  const applied = await dataSource.runMigrations({ transaction: 'each' });
+  const applied = await runMigrationsOnce(dataSource, config.databaseUrl);
   process.stdout.write(
     `migrate: applied ${applied.length} migration(s)${applied.map((m) => `\n  ${m.name}`).join('')}\n`,
   );

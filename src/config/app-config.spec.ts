@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AppConfig } from './app-config';
+import { sha256Hex } from '../common/ids';
 import { ConfigError } from './environment';
 
 describe('AppConfig', () => {
@@ -39,5 +43,48 @@ describe('AppConfig', () => {
   ])('refuses %j naming %s', (env, name) => {
     expect(() => new AppConfig(env)).toThrow(ConfigError);
     expect(() => new AppConfig(env)).toThrow(new RegExp(name));
+  });
+
+  describe('starting key', () => {
+    const key = `wk_${'a1B2'.repeat(10)}`;
+
+    it('is kept only as its hash and shown prefix, from the variable or from a file', () => {
+      const fromEnv = new AppConfig({ STARTING_API_KEY: key });
+      expect(fromEnv.startingApiKey).toEqual({ hash: sha256Hex(key), prefix: key.slice(0, 10) });
+      expect(JSON.stringify(fromEnv)).not.toContain(key);
+      const file = join(mkdtempSync(join(tmpdir(), 'continuum-key-')), 'api-key');
+      writeFileSync(file, `${key}\n`);
+      expect(new AppConfig({ STARTING_API_KEY_FILE: file }).startingApiKey).toEqual(fromEnv.startingApiKey);
+      expect(new AppConfig({}).startingApiKey).toBeNull();
+    });
+
+    it.each([
+      [{ STARTING_API_KEY: 'wk_short' }, /STARTING_API_KEY \(value not shown\)/],
+      [{ STARTING_API_KEY: `ek_${'a'.repeat(40)}` }, /STARTING_API_KEY \(value not shown\)/],
+      [{ STARTING_API_KEY: key, STARTING_API_KEY_FILE: '/k' }, /set one, not both/],
+      [{ STARTING_API_KEY_FILE: '/nonexistent/api-key' }, /STARTING_API_KEY_FILE="\/nonexistent\/api-key": ENOENT/],
+    ])('refuses %j without echoing a key', (env, message) => {
+      expect(() => new AppConfig(env)).toThrow(message);
+      try {
+        new AppConfig(env);
+      } catch (error) {
+        expect(String(error)).not.toMatch(/[we]k_[A-Za-z0-9]{5}/);
+      }
+    });
+  });
+
+  it('never echoes a DATABASE_URL, which may hold a password', () => {
+    expect(() => new AppConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).toThrow(
+      /DATABASE_URL \(value not shown\)/,
+    );
+    expect(() => new AppConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).not.toThrow(/hunter2/);
+  });
+
+  it('reads the socket keep-alive settings', () => {
+    expect(new AppConfig({})).toMatchObject({ socketPingIntervalMs: 20_000, socketPongTimeoutMs: 20_000 });
+    expect(new AppConfig({ SOCKET_PING_INTERVAL_SECONDS: '0', SOCKET_PONG_TIMEOUT_SECONDS: '3' })).toMatchObject({
+      socketPingIntervalMs: 0,
+      socketPongTimeoutMs: 3000,
+    });
   });
 });

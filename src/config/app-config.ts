@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, parseEnvironment } from './environment';
+import { ConfigError, Environment, parseEnvironment } from './environment';
+import { sha256Hex } from '../common/ids';
 import { usdToMicros } from '../common/money';
 
 /** The engines document as given (parsed and validated by the engines module at start). */
@@ -9,6 +10,14 @@ export interface EnginesSource {
   readonly setting: string;
   readonly text: string;
 }
+
+/** The configured starting key, kept only as what is stored: its hash and its shown prefix. */
+export interface StartingApiKey {
+  hash: string;
+  prefix: string;
+}
+
+const STARTING_KEY = /^wk_[A-Za-z0-9]{32,200}$/;
 
 export interface TlsFiles {
   certFile: string;
@@ -28,6 +37,8 @@ export class AppConfig {
   readonly maxSessionSeconds: number;
   readonly concurrentSessionsLimit: number;
   readonly rateLimitPerMinute: number;
+  /** Failed authentications per minute per client address (bucket capacity and refill). */
+  readonly authFailuresPerMinute: number;
   readonly priceMicrosPerMinute: { voicechat: number; asr: number };
   readonly startingCreditMicros: number;
   readonly speechEngine: 'embedded' | 'scripted';
@@ -42,6 +53,10 @@ export class AppConfig {
   readonly sessionExpirySweepSeconds: number;
   /** SHA-256 (hex) of the admin token; null: no admin API. */
   readonly adminApiKeySha256: string | null;
+  readonly startingApiKey: StartingApiKey | null;
+  readonly socketPingIntervalMs: number;
+  readonly sessionSignals: 'auto' | 'heartbeat';
+  readonly socketPongTimeoutMs: number;
 
   constructor(env: Record<string, string | undefined>) {
     const e = parseEnvironment(env);
@@ -56,6 +71,7 @@ export class AppConfig {
     this.maxSessionSeconds = e.MAX_SESSION_SECONDS;
     this.concurrentSessionsLimit = e.CONCURRENT_SESSIONS_LIMIT;
     this.rateLimitPerMinute = e.RATE_LIMIT_REQUESTS_PER_MINUTE;
+    this.authFailuresPerMinute = e.AUTH_FAILURES_PER_MINUTE;
     this.priceMicrosPerMinute = {
       voicechat: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MINUTE),
       asr: usdToMicros(e.PRICE_ASR_USD_PER_MINUTE),
@@ -73,6 +89,10 @@ export class AppConfig {
     this.sessionReaperIntervalSeconds = e.SESSION_REAPER_INTERVAL_SECONDS;
     this.sessionExpirySweepSeconds = e.SESSION_EXPIRY_SWEEP_SECONDS;
     this.adminApiKeySha256 = e.ADMIN_API_KEY_SHA256 ?? null;
+    this.startingApiKey = startingApiKeyOf(e);
+    this.socketPingIntervalMs = e.SOCKET_PING_INTERVAL_SECONDS * 1000;
+    this.sessionSignals = e.SESSION_SIGNALS;
+    this.socketPongTimeoutMs = e.SOCKET_PONG_TIMEOUT_SECONDS * 1000;
   }
 
   private readonly secretEnv: (name: string) => string | undefined;
@@ -99,4 +119,28 @@ function enginesSource(file: string | undefined, json: string | undefined): Engi
     }
   }
   return json === undefined ? null : { setting: 'ENGINES_JSON', text: json };
+}
+
+function startingApiKeyOf(e: Environment): StartingApiKey | null {
+  if (e.STARTING_API_KEY !== undefined && e.STARTING_API_KEY_FILE !== undefined) {
+    throw new ConfigError('Invalid configuration:\n  STARTING_API_KEY and STARTING_API_KEY_FILE: set one, not both');
+  }
+  let key = e.STARTING_API_KEY;
+  if (e.STARTING_API_KEY_FILE !== undefined) {
+    try {
+      key = readFileSync(e.STARTING_API_KEY_FILE, 'utf8').trim();
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(
+        `Invalid configuration:\n  STARTING_API_KEY_FILE=${JSON.stringify(e.STARTING_API_KEY_FILE)}: ${reason}`,
+      );
+    }
+  }
+  if (key === undefined) return null;
+  if (!STARTING_KEY.test(key)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  STARTING_API_KEY (value not shown): must be wk_ followed by 32 to 200 letters or digits',
+    );
+  }
+  return { hash: sha256Hex(key), prefix: key.slice(0, 10) };
 }

@@ -61,6 +61,7 @@ export class Environment {
   @IsInt() @Min(1) @Max(3600) MAX_SESSION_SECONDS: number = 120;
   @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT: number = 10;
   @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE: number = 600;
+  @IsInt() @Min(1) @Max(1_000_000) AUTH_FAILURES_PER_MINUTE: number = 30;
   @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MINUTE must be a decimal USD amount' })
   PRICE_VOICECHAT_USD_PER_MINUTE = '0.060000';
   @Matches(USD, { message: 'PRICE_ASR_USD_PER_MINUTE must be a decimal USD amount' })
@@ -90,24 +91,61 @@ export class Environment {
    * already treat a lapsed secret as expired; the sweep keeps the stored status (exports, filters) true.
    */
   @IsInt() @Min(1) @Max(3600) SESSION_EXPIRY_SWEEP_SECONDS: number = 10;
+
+  /**
+   * The first project's API key, provisioned at start (stored as its SHA-256): for installs without a
+   * console, e.g. from a Kubernetes Secret. Its format is checked in AppConfig, whose message never
+   * shows the value.
+   */
+  @trimmed @IsOptional() @IsString() STARTING_API_KEY?: string;
+  /** A file holding STARTING_API_KEY (a mounted Secret); one or the other. */
+  @trimmed @IsOptional() @IsString() STARTING_API_KEY_FILE?: string;
+  /**
+   * How a DELETE reaches a socket held by another instance: `auto` uses PostgreSQL LISTEN/NOTIFY when
+   * a probe notification comes back (not through a pooler in transaction mode, not on the embedded
+   * database), `heartbeat` only the holder's 5 s heartbeat (no listening connection).
+   */
+  @IsIn(['auto', 'heartbeat']) SESSION_SIGNALS: 'auto' | 'heartbeat' = 'auto';
+  /** Seconds between the server's pings on every socket (0: no pings). */
+  @IsInt() @Min(0) @Max(3600) SOCKET_PING_INTERVAL_SECONDS: number = 20;
+  /** A socket that has not answered a ping for this long is closed as connection_lost. */
+  @IsInt() @Min(1) @Max(3600) SOCKET_PONG_TIMEOUT_SECONDS: number = 20;
 }
 
 export class ConfigError extends Error {}
+
+/** Variables without a default (absent from `new Environment()`'s keys). */
+const OPTIONAL = [
+  'PUBLIC_URL',
+  'DATABASE_URL',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'STARTING_API_KEY',
+  'STARTING_API_KEY_FILE',
+  'ADMIN_API_KEY_SHA256',
+  'ENGINES_FILE',
+  'ENGINES_JSON',
+];
+/** Never echoed in a configuration error. */
+const SECRET_VARIABLES = new Set(['STARTING_API_KEY', 'DATABASE_URL']);
 
 export function parseEnvironment(env: Record<string, string | undefined>): Environment {
   const raw: Record<string, string> = {};
   for (const key of Object.keys(new Environment())) {
     if (env[key] !== undefined) raw[key] = env[key];
   }
-  const optional = ['PUBLIC_URL', 'DATABASE_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'ADMIN_API_KEY_SHA256'];
-  for (const key of [...optional, 'ENGINES_FILE', 'ENGINES_JSON']) {
+  for (const key of OPTIONAL) {
     if (env[key] !== undefined) raw[key] = env[key];
   }
   const parsed = plainToInstance(Environment, raw, { enableImplicitConversion: true, exposeDefaultValues: true });
   const errors = validateSync(parsed, { whitelist: true });
   if (errors.length) {
     const lines = errors.flatMap((e) =>
-      Object.values(e.constraints ?? {}).map((m) => `  ${e.property}=${JSON.stringify(raw[e.property])}: ${m}`),
+      Object.values(e.constraints ?? {}).map((m) =>
+        SECRET_VARIABLES.has(e.property)
+          ? `  ${e.property} (value not shown): ${m}`
+          : `  ${e.property}=${JSON.stringify(raw[e.property])}: ${m}`,
+      ),
     );
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

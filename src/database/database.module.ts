@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { dataSourceOptions } from './data-source-options';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { runMigrationsOnce } from './migration-lock';
 
 /** Where the database is: DATABASE_URL, or an embedded PostgreSQL started in DATA_DIR. */
 export class DatabaseLocation {
@@ -39,8 +40,8 @@ export class DatabaseModule implements OnApplicationShutdown {
             dataSourceOptions(loc.url, loc.embedded ? EMBEDDED_POOL_SIZE : config.databasePoolSize),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
-            // Pending migrations run at start (each in its own transaction); applied ones are skipped.
-            await dataSource.runMigrations({ transaction: 'each' });
+            // Pending migrations run at start (each in its own transaction) under the migration lock.
+            await runMigrationsOnce(dataSource, location.embedded ? null : location.url);
             return dataSource;
           },
         }),

@@ -23,6 +23,27 @@ describe('StatementBatcher', () => {
     await expect(Promise.all([a, b])).resolves.toEqual(['r1', 'r2']);
   });
 
+  it('lets a call linger for others when asked to, and sends a full batch at once', async () => {
+    jest.useFakeTimers();
+    try {
+      const { runs, run } = manualStatement();
+      const batcher = new StatementBatcher(run, 2, 3, undefined, 100);
+      const first = [1, 2].map((i) => batcher.submit(i));
+      expect(runs).toEqual([]);
+      jest.advanceTimersByTime(100);
+      expect(runs.map((r) => r.items)).toEqual([[1, 2]]);
+      const full = [3, 4, 5].map((i) => batcher.submit(i));
+      expect(runs.map((r) => r.items)).toEqual([
+        [1, 2],
+        [3, 4, 5],
+      ]);
+      runs.forEach((r) => r.finish());
+      await expect(Promise.all([...first, ...full])).resolves.toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('batches the calls that waited, in arrival order, up to the batch size', async () => {
     const { runs, run } = manualStatement();
     const batcher = new StatementBatcher(run, 1, 3);

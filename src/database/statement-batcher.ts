@@ -14,18 +14,31 @@ interface Waiting<I, O> {
 export class StatementBatcher<I, O> {
   private readonly waiting: Waiting<I, O>[] = [];
   private inFlight = 0;
+  private lingering: NodeJS.Timeout | undefined;
 
-  /** `run` answers for every item, in order; `onBatchFailed` hears of a batch about to be retried. */
+  /**
+   * `run` answers for every item, in order; `onBatchFailed` hears of a batch about to be retried.
+   * `lingerMs` > 0 lets a call that would run alone wait that long for others to join it (for work
+   * where throughput matters and latency does not, such as metering); a full batch goes at once.
+   */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly maxInFlight: number,
     private readonly maxBatch: number,
     private readonly onBatchFailed: (error: unknown, size: number) => void = () => undefined,
+    private readonly lingerMs = 0,
   ) {}
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
+      if (this.lingerMs > 0 && this.waiting.length < this.maxBatch) {
+        this.lingering ??= setTimeout(() => {
+          this.lingering = undefined;
+          this.dispatch();
+        }, this.lingerMs);
+        return;
+      }
       this.dispatch();
     });
   }

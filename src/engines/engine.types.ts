@@ -18,6 +18,22 @@ export interface TurnDetectionConfig {
   silenceDurationMs: number;
   /** Audio kept before detected speech start, in ms. */
   prefixPaddingMs: number;
+  /**
+   * Set: the session decides when a turn ends (end-of-turn confidence, see
+   * src/session-core/end-of-turn); the engine then reports `turn_progress` and does not end turns on
+   * its silence timer, and the session calls commit(). Absent or null: `silenceDurationMs` ends turns
+   * inside the engine. Engines that cannot report progress may ignore it and end turns themselves.
+   */
+  endOfTurn?: EndOfTurnSettings | null;
+}
+
+export interface EndOfTurnSettings {
+  /** End-of-turn confidence (0..1) at which a turn ends; 1 ends turns only on commit or timeout. */
+  eotThreshold: number;
+  /** Lower confidence at which an eager end of turn is announced; null: none. */
+  eagerEotThreshold: number | null;
+  /** Silence after which a turn ends whatever the confidence. */
+  eotTimeoutMs: number;
 }
 
 export interface EngineStreamConfig {
@@ -36,6 +52,22 @@ export interface EngineStreamConfig {
 export type EngineEvent =
   | { type: 'speech_started'; itemId: string; audioStartMs: number }
   | { type: 'speech_stopped'; itemId: string; audioEndMs: number }
+  /**
+   * Where an open turn stands (only with `turnDetection.endOfTurn`), at least every ~100 ms of audio:
+   * `audioMs` is how far the engine has judged the audio, `silenceMs` the silence since the last
+   * voiced sample (0 while voiced), `hypothesis` the whole turn's text so far, unstable words included,
+   * `hypothesisMs` (optional) how far into the audio the recogniser had heard when it formed it, and
+   * `hypothesisFinal` (optional) whether its words are the recogniser's final ones (no partial left).
+   */
+  | {
+      type: 'turn_progress';
+      itemId: string;
+      audioMs: number;
+      silenceMs: number;
+      hypothesis: string;
+      hypothesisMs?: number;
+      hypothesisFinal?: boolean;
+    }
   | {
       type: 'input_transcript';
       itemId: string;
@@ -86,6 +118,13 @@ export interface EngineStream {
   interrupt(): void;
   /** Flushes what was heard (final transcripts are still delivered) and releases the stream. */
   close(): Promise<void>;
+  /**
+   * The user has probably finished saying `transcript` (an eager end of turn): a live engine may
+   * start preparing its answer now, to play it when the turn ends. Optional.
+   */
+  prepareResponse?(transcript: string): void;
+  /** The user went on speaking after prepareResponse(): throw the prepared answer away. Optional. */
+  discardPreparedResponse?(): void;
 }
 
 export interface EngineCapacity {

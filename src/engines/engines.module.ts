@@ -2,20 +2,23 @@ import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } f
 import { AppConfig } from '../config/app-config';
 import { CAPACITY_GATE, RegisteredCapacityGate } from '../modules/client-secrets/capacity-gate';
 import { ClientSecretsModule } from '../modules/client-secrets/client-secrets.module';
+import { MetricsService } from '../modules/metrics/metrics.service';
 import { MODEL_IDS } from '../modules/models/model-catalog';
 import { SPEECH_ENGINE } from './engine.types';
 import { enginesDocument } from './engines-config';
+import { instrumentEngine } from './instrumented-engine';
 import { ENGINE_REGISTRY, EngineRegistry } from './registry/engine-registry';
 
 /** How long a refused client is told to wait for a stream to free up. */
 const CAPACITY_RETRY_MS = 2000;
 
 /** Creates the engines of the document: a bad one stops the start. */
-export function createRegistry(config: AppConfig): EngineRegistry {
+export function createRegistry(config: AppConfig, metrics?: MetricsService): EngineRegistry {
   return new EngineRegistry(enginesDocument(config, MODEL_IDS), {
     credential: (ref) => config.credential(ref),
     logger: (name) => new Logger(`Engine:${name}`),
     defaultMaxStreams: config.engineMaxStreams,
+    serve: metrics ? (name, engine) => instrumentEngine(engine, metrics.sessions, name) : undefined,
   });
 }
 
@@ -24,7 +27,7 @@ export function createRegistry(config: AppConfig): EngineRegistry {
 @Module({
   imports: [ClientSecretsModule],
   providers: [
-    { provide: ENGINE_REGISTRY, inject: [AppConfig], useFactory: createRegistry },
+    { provide: ENGINE_REGISTRY, inject: [AppConfig, MetricsService], useFactory: createRegistry },
     { provide: SPEECH_ENGINE, useExisting: ENGINE_REGISTRY },
   ],
   exports: [SPEECH_ENGINE, ENGINE_REGISTRY],

@@ -18,6 +18,8 @@ export type CloseCause =
   | { readonly kind: 'idle' }
   /** The socket went away without a close handshake. */
   | { readonly kind: 'transport_lost' }
+  /** The peer stopped answering the server's pings: gone without a FIN; the server drops the socket. */
+  | { readonly kind: 'keepalive_timeout' }
   /** The client stopped reading: its unsent backlog passed the hard cap. */
   | { readonly kind: 'client_not_reading' }
   /** The engine stream failed (open later rejected, push threw, close rejected). */
@@ -61,6 +63,8 @@ export function closeOutcome(cause: CloseCause): CloseOutcome {
       return { reason: 'expired', detail: 'idle_timeout', closeCode: 1011, notify: true };
     case 'transport_lost':
       return { reason: 'connection_lost', detail: 'client_disconnected', closeCode: null, notify: false };
+    case 'keepalive_timeout':
+      return { reason: 'connection_lost', detail: 'keepalive_timeout', closeCode: null, notify: false };
     case 'client_not_reading':
       return { reason: 'connection_lost', detail: 'client_not_reading', closeCode: 1008, notify: true };
     case 'engine_failed':

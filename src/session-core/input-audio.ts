@@ -29,6 +29,7 @@ export class InputAudio {
   private readonly scratch: Buffer[] = [];
   private frames = 0;
   private meteredFrames = 0;
+  private reportedFrames = 0;
   private meterSeq = 0;
   private muted = false;
   private warnedMuted = false;
@@ -103,9 +104,13 @@ export class InputAudio {
     } else {
       out.push({ kind: 'engine_push', frame });
     }
-    if (this.frames - this.meteredFrames >= this.limits.meterBatchFrames) {
+    if (this.frames - this.reportedFrames >= this.limits.usageEventFrames) {
+      // The report follows a batch, so what it says has been handed to the meter.
       this.flushMeter(out);
+      this.reportedFrames = this.frames;
       out.push({ kind: 'emit', event: { type: 'usage', usage: this.usage } });
+    } else if (this.frames - this.meteredFrames >= this.limits.meterBatchFrames) {
+      this.flushMeter(out);
     }
   }
 

@@ -1,5 +1,6 @@
 /** Engine settings a session may change before its first audio, and how a change is applied. */
-import type { SessionConfig, SessionConfigChanges } from './session.types';
+import type { EndOfTurnSettings } from '../engines/engine.types';
+import type { SessionConfig, SessionConfigChanges, SessionDescriptor } from './session.types';
 
 export function withChanges(config: SessionConfig, changes: SessionConfigChanges): SessionConfig {
   return {
@@ -19,6 +20,14 @@ export function sameEngineSettings(a: SessionConfig, b: SessionConfig): boolean 
       y !== null &&
       x.threshold === y.threshold &&
       x.silenceDurationMs === y.silenceDurationMs &&
-      x.prefixPaddingMs === y.prefixPaddingMs);
+      x.prefixPaddingMs === y.prefixPaddingMs &&
+      JSON.stringify(x.endOfTurn ?? null) === JSON.stringify(y.endOfTurn ?? null));
   return a.language === b.language && sameTurns;
+}
+
+/** New end-of-turn thresholds, for a session that already decides its turns (others are unchanged). */
+export function withTurnSettings(session: SessionDescriptor, settings: EndOfTurnSettings): SessionDescriptor {
+  const detection = session.config.turnDetection;
+  if (!detection?.endOfTurn) return session;
+  return { ...session, config: { ...session.config, turnDetection: { ...detection, endOfTurn: settings } } };
 }

@@ -3,6 +3,7 @@
  * Every dialect maps its own messages onto these (live `session.input_audio.append`, Realtime
  * `input_audio_buffer.append` and a Deepgram binary frame all become `append`).
  */
+import type { EndOfTurnSettings } from '../engines/engine.types';
 import type { Effect } from './session.effects';
 import type { SessionMachine } from './session.machine';
 import type { SessionConfig, SessionConfigChanges } from './session.types';
@@ -33,6 +34,8 @@ export type SessionCommand =
   | { readonly type: 'mute'; readonly clientEventId?: string }
   | { readonly type: 'unmute'; readonly clientEventId?: string }
   | { readonly type: 'close'; readonly clientEventId?: string }
+  /** New end-of-turn thresholds (Flux Configure): they take effect at once, audio or not. */
+  | { readonly type: 'turn_settings'; readonly settings: EndOfTurnSettings }
   /** A refusal the dialect found itself (bad JSON, unknown event, invalid field). */
   | {
       readonly type: 'reject';
@@ -63,6 +66,8 @@ export function dispatchCommand(machine: SessionMachine, command: SessionCommand
       return machine.unmute(command.clientEventId);
     case 'close':
       return machine.close({ kind: 'client', clientEventId: command.clientEventId });
+    case 'turn_settings':
+      return machine.configureTurns(command.settings);
     case 'reject':
       return machine.reject(command.code, command.message, command.param, command.clientEventId);
   }

@@ -16,6 +16,10 @@ export type Effect =
   | { readonly kind: 'engine_commit' }
   | { readonly kind: 'engine_clear' }
   | { readonly kind: 'engine_interrupt' }
+  /** An eager end of turn: the engine may prepare its answer to `transcript` (optional method). */
+  | { readonly kind: 'engine_prepare'; readonly transcript: string }
+  /** The turn went on after an eager end: the prepared answer is dropped. */
+  | { readonly kind: 'engine_discard_prepared' }
   /** Flush and release the engine stream; final transcripts may still arrive meanwhile. */
   | { readonly kind: 'engine_close' }
   /** Persist a batch of metered frames, in seq order, before the session is recorded closed. */

@@ -9,6 +9,9 @@ import type { CloseReason, SessionDescriptor, SessionError, SessionStats, Usage 
 export type WarningCode =
   'audio_while_muted' | 'input_faster_than_realtime' | 'input_dropped' | 'partial_frame' | 'output_audio_dropped';
 
+/** Where a user turn stands (sessions with end-of-turn confidence only; see end-of-turn/). */
+export type TurnEventPhase = 'update' | 'eager_end' | 'resumed' | 'end';
+
 export type ServerEvent =
   | { readonly type: 'started'; readonly session: SessionDescriptor; readonly clientEventId?: string }
   | { readonly type: 'updated'; readonly session: SessionDescriptor; readonly clientEventId?: string }
@@ -31,6 +34,21 @@ export type ServerEvent =
     }
   | { readonly type: 'speech_started'; readonly itemId: string; readonly startMs: number }
   | { readonly type: 'speech_stopped'; readonly itemId: string; readonly endMs: number }
+  | {
+      readonly type: 'turn';
+      readonly phase: TurnEventPhase;
+      readonly itemId: string;
+      /** Integer ms on the input-audio timeline: the turn's start and how far it was judged. */
+      readonly startMs: number;
+      readonly endMs: number;
+      /** The whole turn so far; on `end` the final transcript. */
+      readonly transcript: string;
+      /** End-of-turn confidence, 0..1. */
+      readonly confidence: number;
+      /** On `end`: what ended the turn. */
+      readonly trigger?: 'model' | 'manual' | 'timeout';
+      readonly words?: readonly EngineWord[];
+    }
   | { readonly type: 'response_started'; readonly itemId: string }
   /** Sent when the response's audio finished playing (or was cut by barge-in). */
   | { readonly type: 'response_done'; readonly itemId: string; readonly interrupted: boolean }

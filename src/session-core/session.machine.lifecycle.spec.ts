@@ -249,7 +249,7 @@ describe('SessionMachine engine events', () => {
 });
 
 describe('SessionMachine metering properties', () => {
-  it('meters every accepted byte exactly once, in batches of at most 62 frames with seq 1, 2, 3…', () => {
+  it('meters every accepted byte exactly once, in batches of at most 10 frames (0.8 s) with seq 1, 2, 3…', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -269,7 +269,7 @@ describe('SessionMachine metering properties', () => {
           all.push(...machine.close({ kind: 'client' }), ...machine.finalized(t, OUTPUT));
           const batches = all.flatMap((e) => (e.kind === 'meter' ? [e.batch] : []));
           expect(batches.map((b) => b.seq)).toEqual(batches.map((_b, i) => i + 1));
-          expect(batches.every((b) => b.frames > 0 && b.frames <= 62)).toBe(true);
+          expect(batches.every((b) => b.frames > 0 && b.frames <= 10)).toBe(true);
           const closed = events(all).find((e) => e.type === 'closed');
           const total = batches.reduce((sum, b) => sum + b.frames, 0);
           expect(closed).toMatchObject({ usage: { frames: total, seconds: (total * 80) / 1000 } });

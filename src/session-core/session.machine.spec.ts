@@ -312,20 +312,28 @@ describe('SessionMachine input rate', () => {
 });
 
 describe('SessionMachine metering', () => {
-  it('meters in batches of at most 5 s with increasing seq and reports usage with each', () => {
+  it('meters in batches of at most ~1 s with increasing seq and reports usage every 4.8 s, after a batch', () => {
     const machine = started();
     const effects: Effect[] = [];
     for (let i = 0; i < 130; i++) effects.push(...machine.appendAudio(frames(1), T0 + i * 80));
     const meters = effects.flatMap((e) => (e.kind === 'meter' ? [e.batch] : []));
-    expect(meters).toEqual([
-      { seq: 1, frames: 62 },
-      { seq: 2, frames: 62 },
-    ]);
+    // 10 frames (0.8 s) a batch: with the meter's wait to share a statement, a crash loses under 1 s.
+    expect(meters.map((b) => b.seq)).toEqual(meters.map((_, i) => i + 1));
+    expect(Math.max(...meters.map((b) => b.frames))).toBeLessThanOrEqual(10);
+    expect(meters.reduce((n, b) => n + b.frames, 0)).toBe(130); // thirteen whole batches
+    // Each in-band report equals the frames metered so far.
+    let metered = 0;
+    for (const e of effects) {
+      if (e.kind === 'meter') metered += e.batch.frames;
+      if (e.kind === 'emit' && e.event.type === 'usage') expect(e.event.usage.frames).toBe(metered);
+    }
     const usages = events(effects).flatMap((e) => (e.type === 'usage' ? [e.usage] : []));
     expect(usages).toEqual([
-      { frames: 62, seconds: 4.96 },
-      { frames: 124, seconds: 9.92 },
+      { frames: 60, seconds: 4.8 },
+      { frames: 120, seconds: 9.6 },
     ]);
+    // Reports fall on batch boundaries: every batch is a whole 10 frames.
+    expect(meters.every((b) => b.frames === 10)).toBe(true);
   });
 
   it('makes the final usage equal the sum of every meter batch', () => {

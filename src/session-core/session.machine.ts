@@ -1,17 +1,18 @@
 /**
  * The session state machine shared by every socket dialect: awaiting_start → starting → started
- * → closing → closed. Pure: no I/O, no timers, no clock reads. Every input returns the effects
- * its driver must carry out, in order. `starting` is the wait for the driver's asynchronous
- * part of a start (engine stream, session row); the driver reports back with startSucceeded or
- * startFailed.
+ * → closing → closed. Pure: no I/O, no timers, no clock reads. Every input returns the effects its
+ * driver must carry out, in order. `starting` is the wait for the driver's asynchronous part of a
+ * start (engine stream, session row); the driver reports back with startSucceeded or startFailed.
+ * User turns may be ended by the session's end-of-turn confidence (end-of-turn/session-turns.ts).
  */
-import type { EngineEvent } from '../engines/engine.types';
+import type { EndOfTurnSettings, EngineEvent } from '../engines/engine.types';
 import { closeOutcome, type CloseCause, type CloseOutcome } from './close-causes';
 import { NO_EFFECTS, type Effect } from './session.effects';
 import type { ServerEvent } from './session.events';
 import { InputAudio } from './input-audio';
-import { sameEngineSettings, withChanges } from './session-config-changes';
+import { sameEngineSettings, withChanges, withTurnSettings } from './session-config-changes';
 import { OutputTurns } from './output-turns';
+import { SessionTurns } from './end-of-turn/session-turns';
 import { sessionStats } from './session-stats';
 import {
   DEFAULT_SESSION_LIMITS,
@@ -55,6 +56,7 @@ export class SessionMachine {
   private readonly limits: SessionLimits;
   private readonly input: InputAudio;
   private readonly output = new OutputTurns();
+  private readonly userTurns = new SessionTurns(null);
   private turns = 0;
   private errors = 0;
 
@@ -99,6 +101,7 @@ export class SessionMachine {
     if (this.phaseNow !== 'starting' || this.pendingConfig === null) return NO_EFFECTS;
     const expiresAtMs = nowMs + this.limits.maxSessionMs;
     this.descriptor = { id: this.sessionId, config: this.pendingConfig, startedAtMs: nowMs, expiresAtMs };
+    this.userTurns.configure(this.pendingConfig.turnDetection?.endOfTurn ?? null);
     this.phaseNow = 'started';
     const out: Effect[] = [
       ack({ type: 'started', session: this.descriptor }, this.startEventId),
@@ -147,7 +150,17 @@ export class SessionMachine {
     this.reopening = null;
     if (reopening === null || this.descriptor === null || this.phaseNow !== 'started') return NO_EFFECTS;
     this.descriptor = { ...this.descriptor, config: reopening.config };
+    this.userTurns.configure(reopening.config.turnDetection?.endOfTurn ?? null);
     return [ack({ type: 'updated', session: this.descriptor }, reopening.clientEventId)];
+  }
+
+  /** End-of-turn thresholds live in the session core: they change at once, audio or not. */
+  configureTurns(settings: EndOfTurnSettings): readonly Effect[] {
+    const refused = this.gate();
+    if (refused !== null || this.descriptor === null) return refused ?? NO_EFFECTS;
+    this.descriptor = withTurnSettings(this.descriptor, settings);
+    if (this.descriptor.config.turnDetection?.endOfTurn) this.userTurns.configure(settings);
+    return NO_EFFECTS;
   }
 
   appendAudio(bytes: Buffer, nowMs: number, clientEventId?: string): readonly Effect[] {
@@ -169,6 +182,7 @@ export class SessionMachine {
       return this.refuse('input_audio_buffer_empty', null, clientEventId);
     }
     this.input.framesSinceCommit = 0;
+    this.userTurns.manualCommit();
     return [{ kind: 'engine_commit' }, ack({ type: 'input_committed' }, clientEventId)];
   }
 
@@ -176,6 +190,7 @@ export class SessionMachine {
     const refused = this.gate(clientEventId);
     if (refused !== null) return refused;
     this.input.framesSinceCommit = 0;
+    this.userTurns.cleared();
     return [{ kind: 'engine_clear' }, ack({ type: 'input_cleared' }, clientEventId)];
   }
 
@@ -230,6 +245,7 @@ export class SessionMachine {
     switch (event.type) {
       case 'speech_started': {
         this.turns++;
+        this.userTurns.started(event.itemId, event.audioStartMs);
         const out: Effect[] = [
           { kind: 'emit', event: { type: 'speech_started', itemId: event.itemId, startMs: event.audioStartMs } },
         ];
@@ -240,10 +256,10 @@ export class SessionMachine {
       case 'speech_stopped':
         this.input.framesSinceCommit = 0;
         return [{ kind: 'emit', event: { type: 'speech_stopped', itemId: event.itemId, endMs: event.audioEndMs } }];
-      case 'input_transcript': {
-        const { type: _type, ...fields } = event;
-        return [{ kind: 'emit', event: { type: 'input_transcript', ...fields } }];
-      }
+      case 'turn_progress':
+        return this.phaseNow === 'started' ? this.userTurns.progress(event) : NO_EFFECTS;
+      case 'input_transcript':
+        return [{ kind: 'emit', event }, ...(event.done ? this.userTurns.finished(event) : NO_EFFECTS)];
       case 'error':
         return this.error('engine_error', `${event.code}: ${event.message}`, null, undefined, 'server');
       case 'response_started':

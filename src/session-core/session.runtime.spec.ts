@@ -155,12 +155,10 @@ describe('SessionRuntime metering and close', () => {
     gate.resolve();
     await runtime.done;
     expect(meter.maxInFlight).toBe(1);
-    expect(meter.written).toEqual([
-      { seq: 1, frames: 62 },
-      { seq: 2, frames: 62 },
-      { seq: 3, frames: 26 },
-    ]);
-    expect(store.log).toEqual(['activate', 'meter:1', 'meter:2', 'meter:3', 'close:close_requested']);
+    // Fifteen batches of 10 frames (0.8 s); nothing is left for the close.
+    const batches = Array.from({ length: 15 }, (_, i) => ({ seq: i + 1, frames: 10 }));
+    expect(meter.written).toEqual(batches);
+    expect(store.log).toEqual(['activate', ...batches.map((b) => `meter:${b.seq}`), 'close:close_requested']);
     expect(store.closings[0].closing).toEqual({
       reason: 'close_requested',
       detail: 'client_requested',
@@ -176,8 +174,8 @@ describe('SessionRuntime metering and close', () => {
     });
     const usages = transport.events.filter((e) => e.type === 'usage').map((e) => e.usage);
     expect(usages).toEqual([
-      { frames: 62, seconds: 4.96 },
-      { frames: 124, seconds: 9.92 },
+      { frames: 60, seconds: 4.8 },
+      { frames: 120, seconds: 9.6 },
       { frames: 150, seconds: 12 },
     ]);
     expect(transport.closed).toEqual({ code: 1000, reason: 'client_requested' });

@@ -28,6 +28,7 @@ export type { SessionRuntimeOptions } from './runtime-options';
 
 const silentLogger: LoggerPort = { warn: () => undefined, error: () => undefined };
 const NO_OUTPUT = { framesSent: 0, framesDropped: 0, warnings: 0 };
+type EngineCall = 'commit' | 'clear' | 'interrupt' | 'prepareResponse' | 'discardPreparedResponse';
 
 export class SessionRuntime {
   readonly sessionId: string;
@@ -145,11 +146,13 @@ export class SessionRuntime {
         }
         return;
       case 'engine_commit':
-        return this.engineCall('commit');
       case 'engine_clear':
-        return this.engineCall('clear');
       case 'engine_interrupt':
-        return this.engineCall('interrupt');
+        return this.engineCall(effect.kind.slice('engine_'.length) as EngineCall);
+      case 'engine_prepare':
+        return this.engineCall('prepareResponse', effect.transcript);
+      case 'engine_discard_prepared':
+        return this.engineCall('discardPreparedResponse');
       case 'engine_close':
         this.engineClosed = this.closeStream();
         return;
@@ -294,10 +297,10 @@ export class SessionRuntime {
     }, atMs - this.clock.now());
   }
 
-  private engineCall(method: 'commit' | 'clear' | 'interrupt'): void {
+  private engineCall(method: EngineCall, transcript = ''): void {
     if (this.stream === null || this.streamBroken) return;
     try {
-      this.stream[method]();
+      this.stream[method]?.(transcript);
     } catch (error) {
       this.engineFailed(error);
     }

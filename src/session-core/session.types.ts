@@ -85,8 +85,10 @@ export interface SessionStats {
 export interface SessionLimits {
   /** The session ends with reason `expired` this long after it started. */
   readonly maxSessionMs: number;
-  /** Metering and usage reports happen at least this often, in frames of audio. */
+  /** Metering happens at least this often, in frames of audio: what a killed instance can lose. */
   readonly meterBatchFrames: number;
+  /** In-band usage reports happen this often, in frames (each one after a meter batch, so they agree). */
+  readonly usageEventFrames: number;
   /** Input this far ahead of the wall clock draws `input_faster_than_realtime`. */
   readonly inputAheadWarnMs: number;
   /** Input beyond this lead is dropped (`input_dropped`) and not metered. */
@@ -97,8 +99,12 @@ export const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000; // 48
 
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSessionMs: 120_000,
-  // 62 frames = 4.96 s: "at least every 5 s of audio" holds with whole frames.
-  meterBatchFrames: Math.floor(5000 / FRAME_MS),
+  // 10 frames = 0.8 s: with the meter's 150 ms wait to share a statement (METER_LINGER_MS), a killed
+  // instance loses under 1 s of metered audio per session. bench/results/meter.json has the cost.
+  meterBatchFrames: 10,
+  // 60 frames = 4.8 s: "at least every 5 s of audio", on a batch boundary (6 batches), so a report
+  // never forces a batch of its own.
+  usageEventFrames: 60,
   inputAheadWarnMs: 2000,
   inputAheadMaxMs: 5000,
 };

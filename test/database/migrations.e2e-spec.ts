@@ -37,7 +37,12 @@ describe.each(databaseTargets())('migrations on %s', (target) => {
   it('reverts every migration in turn and applies them all again', async () => {
     await dataSource.runMigrations({ transaction: 'each' });
     const applied = { functions: await functions(), tables: await tables() };
-    expect(applied.functions).toEqual(['continuum_admit_sessions', 'continuum_take_request_token']);
+    expect(applied.functions).toEqual([
+      'continuum_admit_sessions',
+      'continuum_record_auth_failure',
+      'continuum_record_meter_batches',
+      'continuum_take_request_token',
+    ]);
 
     for (let i = MIGRATIONS.length; i > 0; i--) await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await functions()).toEqual([]);

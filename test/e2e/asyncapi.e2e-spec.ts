@@ -1,6 +1,7 @@
 import { Parser } from '@asyncapi/parser';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseFluxFrame } from '../../src/modules/live-gateway/flux/flux.protocol';
 import { parseListenFrame } from '../../src/modules/live-gateway/listen.protocol';
 import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame } from '../../src/modules/live-gateway/live.protocol';
 import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from '../../src/modules/live-gateway/realtime.protocol';
@@ -22,6 +23,7 @@ const ACCEPTS: Record<string, (text: string) => boolean> = {
   realtime: (text) =>
     parseRealtimeFrame(text, false, { maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES }).type !== 'reject',
   listen: (text) => !['invalid', 'audio'].includes(parseListenFrame(text, false).kind),
+  flux: (text) => !['invalid', 'configure_invalid', 'audio'].includes(parseFluxFrame(text, false).kind),
 };
 
 type Doc = Record<string, any>;
@@ -93,7 +95,7 @@ describe('AsyncAPI document of the sockets', () => {
         ?.channels()
         .all()
         .map((c) => c.address()),
-    ).toEqual(expect.arrayContaining(['/v1/live/sessions', '/v1/realtime', '/v1/listen']));
+    ).toEqual(expect.arrayContaining(['/v1/live/sessions', '/v1/realtime', '/v1/listen', '/v2/listen']));
   });
 
   it('documents only sockets the service serves: each address refuses a handshake without credentials with a documented refusal', async () => {
@@ -213,5 +215,39 @@ describe('AsyncAPI document of the sockets', () => {
       new Set(['Results', 'SpeechStarted', 'UtteranceEnd', 'Metadata']),
     );
     expect(conform('listen', c)).toEqual([]);
+  });
+
+  it('describes every frame of a real Deepgram Flux session, and of one ended by an undecodable message', async () => {
+    const query = 'model=flux-general-en&encoding=linear16&sample_rate=24000&eager_eot_threshold=0.5&keyterm=Ada';
+    const headers = { authorization: `Token ${apiKey}` };
+    const c = await SocketClient.open(`${wsBase}/v2/listen?${query}`, { headers });
+    await c.waitFor('Connected');
+    c.send({ type: 'Configure', thresholds: { eot_timeout_ms: 3000 }, keyterms: ['Ada', 'Bob'] });
+    c.send({ type: 'Configure', thresholds: { eot_threshold: 0.2 } });
+    await c.waitFor('ConfigureFailure');
+    for (const chunk of chunks(UTTERANCE, 100)) c.sendRaw(chunk, true);
+    await c.waitFor((e) => e.type === 'TurnInfo' && e.event === 'EndOfTurn');
+    for (const chunk of chunks(tone(400), 100)) c.sendRaw(chunk, true);
+    await c.waitFor((e) => e.type === 'TurnInfo' && e.event === 'StartOfTurn' && e.turn_index === 1);
+    c.send({ type: 'ForceEndTurn' });
+    await c.waitFor((e) => e.type === 'TurnInfo' && e.event === 'EndOfTurn' && e.trigger === 'manual');
+    c.send({ type: 'CloseStream' });
+    expect(await c.waitClosed()).toBe(1000);
+    expect(new Set(c.events.map((e) => e.event ?? e.type))).toEqual(
+      new Set(['Connected', 'ConfigureSuccess', 'ConfigureFailure', 'StartOfTurn', 'EndOfTurn']),
+    );
+    expect(c.events.find((e) => e.type === 'ConfigureSuccess')).toMatchObject({
+      thresholds: { eot_threshold: 0.7, eager_eot_threshold: 0.5, eot_timeout_ms: 3000 },
+      keyterms: ['Ada', 'Bob'],
+    });
+    expect(conform('flux', c)).toEqual([]);
+
+    const bad = await SocketClient.open(`${wsBase}/v2/listen?${query}`, { headers });
+    await bad.waitFor('Connected');
+    bad.sendRaw('{not json');
+    await bad.waitFor('Error');
+    expect(await bad.waitClosed()).toBe(1008);
+    expect(bad.events.find((e) => e.type === 'Error')).toMatchObject({ code: 'UNPARSABLE_CLIENT_MESSAGE' });
+    expect(conform('flux', bad)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { createSecret, expectError, expectIssue, LIVE, REALTIME, setBalance } from './client-secrets-fixtures';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 };
+const END_OF_TURN = { eot_threshold: 0.7, eager_eot_threshold: 0.4, eot_timeout_ms: 5000 };
 
 describe.each(databaseTargets())('client secrets on %s', (target) => {
   let t: TestApp;
@@ -44,7 +45,7 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
           input: {
             format: { type: 'audio/pcm', rate: 24000 },
             transcription: { language: 'auto' },
-            turn_detection: VAD,
+            turn_detection: { ...VAD, end_of_turn: END_OF_TURN },
             noise_reduction: null,
           },
           output: { voice: 'aria', encoding: 'base64' },
@@ -55,7 +56,7 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
           token_query_parameter: 'token',
           audio: { encoding: 'pcm16', sample_rate: 24000, channels: 1, frame_ms: 80, frame_bytes: 3840 },
           max_session_seconds: 120,
-          compatible_urls: { realtime: null, listen: null },
+          compatible_urls: { realtime: null, listen: null, listen_v2: null },
         },
         metadata: {},
       });
@@ -89,6 +90,7 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
           compatible_urls: {
             realtime: 'ws://h.test/v1/realtime?intent=transcription',
             listen: 'ws://h.test/v1/listen',
+            listen_v2: 'ws://h.test/v2/listen',
           },
         },
       });
@@ -133,7 +135,13 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
         input: {
           format: { type: 'audio/pcm', rate: 24000 },
           transcription: { language: 'en-US', prompt: 'Ada Lovelace' },
-          turn_detection: { type: 'server_vad', threshold: 0.8, prefix_padding_ms: 0, silence_duration_ms: 10000 },
+          turn_detection: {
+            type: 'server_vad',
+            threshold: 0.8,
+            prefix_padding_ms: 0,
+            silence_duration_ms: 10000,
+            end_of_turn: END_OF_TURN,
+          },
           noise_reduction: null,
         },
         output: { voice: 'aria', encoding: 'binary' },

@@ -64,9 +64,8 @@ describe('gateway failover between Continuum worker processes', () => {
     c.send({ type: 'session.update', session: { type: 'transcription', audio: { input: { turn_detection: null } } } });
     await c.waitFor('session.updated');
     const sessionId = c.events[0].session.id;
-    const engine = gateway.app
-      .get<EngineRegistry>(ENGINE_REGISTRY)
-      .engineFor('vendor-asr-streaming') as RemoteSpeechEngine;
+    // The bare engine (engineFor gives the metered wrapper sessions use), to see its pool.
+    const engine = gateway.app.get<EngineRegistry>(ENGINE_REGISTRY).engine('workers') as RemoteSpeechEngine;
     const frames = chunks(speech, 80);
     const half = Math.floor(frames.length / 2);
     for (const [i, frame] of frames.entries()) {

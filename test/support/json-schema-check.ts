@@ -1,6 +1,6 @@
 /**
  * Checks a value against the JSON Schema subset the AsyncAPI document uses (type, const, enum,
- * properties, required, additionalProperties, items, maxItems, minimum, oneOf, local $ref), and
+ * properties, required, additionalProperties, items, maxItems, minimum, maximum, oneOf, local $ref), and
  * says where it fails. Small on purpose: the document's schemas are built from a few builders.
  */
 type Schema = Record<string, any>;
@@ -25,6 +25,9 @@ export function schemaProblems(value: unknown, schema: Schema, root: Schema, at 
   const problems: string[] = [];
   if (typeof value === 'number' && schema.minimum !== undefined && value < schema.minimum) {
     problems.push(`${at}: ${value} < ${schema.minimum}`);
+  }
+  if (typeof value === 'number' && schema.maximum !== undefined && value > schema.maximum) {
+    problems.push(`${at}: ${value} > ${schema.maximum}`);
   }
   if (Array.isArray(value)) {
     if (schema.maxItems !== undefined && value.length > schema.maxItems) problems.push(`${at}: too many items`);

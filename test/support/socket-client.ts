@@ -12,11 +12,17 @@ export class SocketClient {
   readonly binary: Buffer[] = [];
   closeCode: number | null = null;
   private waiters: (() => void)[] = [];
+  /** Date.now() at which each event arrived. */
+  private readonly arrivals = new WeakMap<object, number>();
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data: Buffer, isBinary) => {
       if (isBinary) this.binary.push(data);
-      else this.events.push(JSON.parse(data.toString()));
+      else {
+        const event = JSON.parse(data.toString());
+        this.arrivals.set(event, Date.now());
+        this.events.push(event);
+      }
       this.wake();
     });
     ws.on('close', (code) => {
@@ -75,6 +81,13 @@ export class SocketClient {
   }
 
   /** Waits until an event matches (default 10 s). */
+  /** When `event` (one of `events`) arrived, in Date.now() milliseconds. */
+  receivedAt(event: object): number {
+    const at = this.arrivals.get(event);
+    if (at === undefined) throw new Error('not an event of this client');
+    return at;
+  }
+
   async waitFor(predicate: string | ((e: any) => boolean), timeoutMs = 10_000): Promise<any> {
     const match = typeof predicate === 'string' ? (e: any) => e.type === predicate : predicate;
     const deadline = Date.now() + timeoutMs;

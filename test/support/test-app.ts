@@ -32,7 +32,14 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
   const db = options.databaseUrl
     ? { url: options.databaseUrl, drop: async () => {} }
     : await createTestDatabase(target);
-  const config = new AppConfig({ LOG_LEVEL: 'info', SPEECH_ENGINE: 'scripted', ...options.env });
+  // Suites refuse bad credentials on purpose, far more often than the default of failed
+  // authentications per address allows; the throttle's own suite sets the limit it tests.
+  const config = new AppConfig({
+    LOG_LEVEL: 'info',
+    SPEECH_ENGINE: 'scripted',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
+    ...options.env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {

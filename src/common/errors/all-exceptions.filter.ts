@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { FailedAuthThrottle } from '../../modules/auth/failed-auth.throttle';
 import type { PresentedApiKey } from '../../modules/auth/principal';
 import { renderError } from './error-renderer';
 
@@ -7,6 +8,8 @@ import { renderError } from './error-renderer';
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  constructor(private readonly throttle: FailedAuthThrottle) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') return;
@@ -26,7 +29,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
     this.answer(exception, request, reply);
   }
 
+  /** An authentication refusal first counts against the client's address (and may become a 429). */
   private answer(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    void this.throttle.judge(exception, request.ip).then((judged) => this.send(judged, request, reply));
+  }
+
+  private send(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const rendered = renderError(exception, request.id);
     if (rendered.unexpected) {
       this.logger.error({ err: exception, requestId: request.id }, 'unhandled error');

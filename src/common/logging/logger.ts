@@ -1,6 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
-import { REDACTED_PATHS, redactUrl } from './redact';
+import { REDACTED_PATHS, redactUrl, scrubbingDestination } from './redact';
+import { serializeError } from './safe-error';
 
 interface LoggableRequest {
   id?: string;
@@ -8,8 +9,12 @@ interface LoggableRequest {
   url?: string;
 }
 
-/** The service's JSON logger. Fastify logs requests through it; Nest's Logger writes to it too. */
+/**
+ * The service's JSON logger. Fastify logs requests through it; Nest's Logger writes to it too. Every
+ * line is scrubbed of credentials and digests on its way to `destination` (stdout by default).
+ */
 export function createRootLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const sink = destination ?? pino.destination({ dest: process.stdout.fd || 1, sync: false });
   return pino(
     {
       level,
@@ -18,10 +23,10 @@ export function createRootLogger(level: string, destination?: pino.DestinationSt
       serializers: {
         req: (req: LoggableRequest) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-        err: pino.stdSerializers.err,
+        err: serializeError,
       },
     },
-    destination,
+    scrubbingDestination(sink) as pino.DestinationStream,
   );
 }
 

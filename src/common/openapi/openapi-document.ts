@@ -7,9 +7,9 @@ const DESCRIPTION = [
   '',
   'To try a call here, press **Authorize** and paste an API key (`wk_…`) under `bearer`.',
   '',
-  'The WebSocket protocols (the live socket, the Realtime- and Deepgram-compatible sockets: channels, every ' +
-    'client and server event, close reasons and refusal codes) are described by the AsyncAPI 3 document at ' +
-    '[/v1/asyncapi.json](/v1/asyncapi.json).',
+  'The WebSocket protocols (the live socket, the Realtime-, Deepgram- and Deepgram Flux-compatible sockets: ' +
+    'channels, every client and server event, close reasons and refusal codes) are described by the AsyncAPI 3 ' +
+    'document at [/v1/asyncapi.json](/v1/asyncapi.json).',
   '',
   'Try it in a browser: [the playground](/playground/) (talk, or watch your speech transcribed).',
 ].join('\n');

@@ -2,7 +2,10 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { RequestValidationError, ValidationIssue } from '../errors/validation-error';
+import { AppError } from '../errors/app-error';
+import { UnreadableBody } from '../http/request-body';
 import { reservedKeyIssues, withoutReservedKeys } from './reserved-keys';
+import { findTextProblem, MAX_JSON_DEPTH } from './text-safety';
 
 /** class-validator constraint names → the `type` values of the 422 body (pydantic's vocabulary). */
 const ISSUE_TYPE: Record<string, string> = {
@@ -35,6 +38,7 @@ const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Array, Object]);
 export class RequestValidationPipe implements PipeTransform {
   transform(value: unknown, meta: ArgumentMetadata): unknown {
     const { metatype, type } = meta;
+    if (value instanceof UnreadableBody) throw value.error;
     if (!metatype || PRIMITIVES.has(metatype) || type === 'custom') return value;
     const where = type === 'body' ? 'body' : type === 'param' ? 'path' : 'query';
     if (where === 'body' && (value === undefined || value === null || value === '')) {
@@ -43,6 +47,7 @@ export class RequestValidationPipe implements PipeTransform {
     if (where === 'body' && (typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ loc: ['body'], msg: 'Input should be an object', type: 'model_type' }]);
     }
+    if (where === 'body') refuseUnsafeText(value);
     const instance = plainToInstance(metatype as new () => object, withoutReservedKeys(value), {
       enableImplicitConversion: where !== 'body',
       exposeDefaultValues: true,
@@ -58,6 +63,25 @@ export class RequestValidationPipe implements PipeTransform {
     if (issues.length) throw new RequestValidationError(issues);
     return instance;
   }
+}
+
+/** A NUL or a lone surrogate anywhere in a body, key or value, is refused at its loc (text-safety.ts says why). */
+function refuseUnsafeText(body: unknown): void {
+  const problem = findTextProblem(body);
+  if (!problem) return;
+  if (problem.kind === 'too_deep') {
+    throw new AppError('invalid_request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, {
+      param: 'body',
+    });
+  }
+  const what = problem.inKey ? 'keys' : 'text';
+  throw new RequestValidationError([
+    {
+      loc: ['body', ...problem.loc],
+      msg: `${what} must not contain NUL characters or unpaired UTF-16 surrogates`,
+      type: 'string_unicode',
+    },
+  ]);
 }
 
 const TYPE_CHECKS = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isObject', 'isArray', 'isIn', 'isEnum']);

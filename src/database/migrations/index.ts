@@ -2,6 +2,8 @@ import { Initial1795239154665 } from './1795239154665-Initial';
 import { SessionAdmission1795241750846 } from './1795241750846-SessionAdmission';
 import { RequestTokens1795249085621 } from './1795249085621-RequestTokens';
 import { AdmissionBatches1795254328521 } from './1795254328521-AdmissionBatches';
+import { AuthFailures1796000000000 } from './1796000000000-AuthFailures';
+import { MeterBatches1796000000001 } from './1796000000001-MeterBatches';
 import { OperatorControls1796100000000 } from './1796100000000-OperatorControls';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
@@ -10,5 +12,7 @@ export const MIGRATIONS = [
   SessionAdmission1795241750846,
   RequestTokens1795249085621,
   AdmissionBatches1795254328521,
+  AuthFailures1796000000000,
+  MeterBatches1796000000001,
   OperatorControls1796100000000,
 ];

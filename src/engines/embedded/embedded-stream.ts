@@ -12,6 +12,7 @@ import type { EmbeddedEngineSettings, EngineLogger } from './engine-options';
 import { Listener } from './input/listener';
 import type { SileroVadModel } from './input/silero-vad';
 import { personaReply } from './output/persona';
+import { PreparedSynthesizer } from './output/prepared-synthesizer';
 import { ResponsePlayer, Synthesizer } from './output/response-player';
 
 export interface StreamResources {
@@ -27,6 +28,7 @@ export interface StreamResources {
 export class EmbeddedStream implements EngineStream {
   private readonly listener: Listener;
   private readonly player: ResponsePlayer | null;
+  private readonly voice: PreparedSynthesizer;
   private closing: Promise<void> | null = null;
   private closed = false;
 
@@ -36,6 +38,7 @@ export class EmbeddedStream implements EngineStream {
     private readonly resources: StreamResources,
   ) {
     const { settings } = resources;
+    this.voice = new PreparedSynthesizer(resources.synthesizer);
     this.listener = new Listener(
       resources.decoder,
       resources.vad,
@@ -60,10 +63,8 @@ export class EmbeddedStream implements EngineStream {
     );
     this.player =
       config.type === 'live'
-        ? new ResponsePlayer(
-            resources.synthesizer,
-            { sampleRate: 24_000, chunkMs: 80, leadMs: settings.outputLeadMs },
-            (event) => this.emit(event),
+        ? new ResponsePlayer(this.voice, { sampleRate: 24_000, chunkMs: 80, leadMs: settings.outputLeadMs }, (event) =>
+            this.emit(event),
           )
         : null;
   }
@@ -85,6 +86,20 @@ export class EmbeddedStream implements EngineStream {
     this.player?.interrupt();
   }
 
+  /** Eager end of turn: the persona's answer is synthesised now and played if the turn ends so. */
+  prepareResponse(transcript: string): void {
+    if (this.player && !this.closing) this.voice.prepare(personaReply(transcript, this.resources.settings.now()));
+  }
+
+  discardPreparedResponse(): void {
+    this.voice.discard();
+  }
+
+  /** Answers prepared on an eager end of turn, and how many of them were played. */
+  get preparedAnswers(): { prepared: number; used: number } {
+    return { prepared: this.voice.preparedCount, used: this.voice.usedCount };
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutDown();
     return this.closing;
@@ -103,6 +118,7 @@ export class EmbeddedStream implements EngineStream {
   private answer(transcript: string): void {
     if (!this.player || this.closing) return;
     this.player.speak(newId('item'), personaReply(transcript, this.resources.settings.now()));
+    this.voice.discard(); // a preparation the answer did not use is stale now
   }
 
   private fail(error: unknown): void {

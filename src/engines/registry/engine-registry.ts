@@ -15,6 +15,8 @@ export interface RegistryDependencies {
   credential(ref: CredentialRef): string | undefined;
   logger(engineName: string): EngineLogger;
   defaultMaxStreams: number;
+  /** Wraps an engine that serves a model (metrics): sessions open streams through the wrapper. */
+  serve?(engineName: string, engine: SpeechEngine): SpeechEngine;
 }
 
 export class EngineRegistry implements SpeechEngine {
@@ -22,6 +24,8 @@ export class EngineRegistry implements SpeechEngine {
   /** In creation order: an engine another one uses is created (and started) first. */
   private readonly created = new Map<string, SpeechEngine>();
   private readonly creating = new Set<string>();
+  /** The engines models name, as sessions use them; a composite kind uses the bare engine it names. */
+  private readonly serving = new Map<string, SpeechEngine>();
 
   constructor(
     private readonly document: EnginesDocument,
@@ -30,6 +34,10 @@ export class EngineRegistry implements SpeechEngine {
     // Engines no model names are still created: a composite kind may use them, and a typo'd one
     // should fail at start rather than at the first session.
     for (const name of document.engines.keys()) this.engine(name);
+    for (const name of new Set(document.models.values())) {
+      const engine = this.engine(name);
+      this.serving.set(name, deps.serve ? deps.serve(name, engine) : engine);
+    }
   }
 
   /** The engine named `name` in the document, created on first use. */
@@ -60,8 +68,9 @@ export class EngineRegistry implements SpeechEngine {
 
   engineFor(model: string): SpeechEngine {
     const name = this.document.models.get(model);
-    if (name === undefined) throw new Error(`no engine serves model ${model}`);
-    return this.engine(name);
+    const engine = name === undefined ? undefined : this.serving.get(name);
+    if (engine === undefined) throw new Error(`no engine serves model ${model}`);
+    return engine;
   }
 
   /** Languages the model's engine recognises (ISO-639-1). */

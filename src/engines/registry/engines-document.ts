@@ -23,9 +23,10 @@ export interface EnginesDocument {
 const ENGINE_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 
 export function defaultDocument(kind: string, maxStreams: number, modelIds: readonly string[]): unknown {
+  // Named after its kind: the name labels the engine's metrics (`engine="embedded"`).
   return {
-    engines: { default: { kind, maxStreams } },
-    models: Object.fromEntries(modelIds.map((id) => [id, 'default'])),
+    engines: { [kind]: { kind, maxStreams } },
+    models: Object.fromEntries(modelIds.map((id) => [id, kind])),
   };
 }
 

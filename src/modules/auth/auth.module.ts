@@ -3,10 +3,12 @@ import { APP_GUARD } from '@nestjs/core';
 import { ProjectsModule } from '../projects/projects.module';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
+import { AuthFailuresRepository } from './auth-failures.repository';
+import { FailedAuthThrottle } from './failed-auth.throttle';
 
 @Module({
   imports: [ProjectsModule],
-  providers: [AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [AuthService],
+  providers: [AuthService, AuthFailuresRepository, FailedAuthThrottle, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [AuthService, FailedAuthThrottle],
 })
 export class AuthModule {}

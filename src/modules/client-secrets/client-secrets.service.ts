@@ -5,6 +5,7 @@ import { newClientSecret, newId, sha256Hex } from '../../common/ids';
 import { toUnixSeconds } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
 import { isClientSecret } from '../auth/credentials';
+import { LifecycleState } from '../health/lifecycle-state';
 import type { PresentedApiKey } from '../auth/principal';
 import { ModelCatalog } from '../models/model-catalog';
 import { CLIENT_SECRET_TTL } from '../projects/project-limits';
@@ -39,6 +40,7 @@ export class ClientSecretsService {
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
+    private readonly lifecycle: LifecycleState,
   ) {
     this.urlSettings = {
       publicUrl: config.publicUrl,
@@ -57,6 +59,8 @@ export class ClientSecretsService {
     origin: RequestOrigin,
     endpoint: ClientSecretEndpoint,
   ): Promise<ClientSecretResponseDto> {
+    // A draining instance issues none: the secret's socket could only be refused here.
+    this.lifecycle.assertAcceptingSessions();
     const resolved = resolveSessionConfig(request.session, this.models, { transcriptionOnly: endpoint === 'realtime' });
     this.models.checkLanguage(
       resolved.model,

@@ -33,6 +33,7 @@ describe('socket URLs', () => {
       live: 'wss://h.test/v1/live/sessions',
       realtime: 'wss://h.test/v1/realtime?intent=transcription',
       listen: 'wss://h.test/v1/listen',
+      listenV2: 'wss://h.test/v2/listen',
     });
   });
 });

@@ -20,11 +20,13 @@ export interface SocketUrls {
   live: string;
   realtime: string;
   listen: string;
+  listenV2: string;
 }
 
 export const LIVE_PATH = '/v1/live/sessions';
 export const REALTIME_PATH = '/v1/realtime?intent=transcription';
 export const LISTEN_PATH = '/v1/listen';
+export const LISTEN_V2_PATH = '/v2/listen';
 
 /** A hostname, IPv4 or bracketed IPv6 address, with an optional port: nothing that could bend a URL. */
 const HOST =
@@ -42,7 +44,12 @@ export function socketBaseUrl(origin: RequestOrigin, settings: SocketUrlSettings
 
 export function socketUrls(origin: RequestOrigin, settings: SocketUrlSettings): SocketUrls {
   const base = socketBaseUrl(origin, settings);
-  return { live: base + LIVE_PATH, realtime: base + REALTIME_PATH, listen: base + LISTEN_PATH };
+  return {
+    live: base + LIVE_PATH,
+    realtime: base + REALTIME_PATH,
+    listen: base + LISTEN_PATH,
+    listenV2: base + LISTEN_V2_PATH,
+  };
 }
 
 /** A proxy chain lists protocols client-first: the first one is what the client used. */

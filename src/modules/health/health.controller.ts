@@ -22,7 +22,7 @@ export class HealthController {
 
   @Get('readyz')
   async readiness(): Promise<{ status: 'ok'; database: 'ok' }> {
-    if (this.lifecycle.isDraining) throw new ServiceUnavailableException('draining');
+    this.lifecycle.assertAcceptingSessions(); // 503 shutting_down from the first moment of a drain
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

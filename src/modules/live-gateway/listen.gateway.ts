@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
 import { ENGINE_REGISTRY, EngineRegistry } from '../../engines/registry/engine-registry';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
 import { guardCompatHandshake } from './compat/compat-handshake';
 import { ListenConnection, listenTransport } from './listen.connection';
@@ -27,11 +28,18 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'listen', (req) => this.admission.admit(req, LISTEN_DIALECT));
+    guardCompatHandshake(
+      server,
+      'listen',
+      (req) => this.admission.admit(req, LISTEN_DIALECT),
+      this.throttle,
+      (code) => this.sessions.refused(code),
+    );
     // Deepgram names the request on the 101; here it is the session id (GET /v1/sessions/{id}).
     server.on('headers', (headers: string[], req: IncomingMessage) => {
       const admitted = this.admission.peek(req);
@@ -53,7 +61,7 @@ export class ListenGateway implements OnGatewayInit, OnGatewayConnection {
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
     });
-    this.sessions.track('listen', connection.runtime, admitted.ports);
+    this.sessions.track('listen', connection.runtime, admitted.ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', (code) => connection.onClose(code));
   }

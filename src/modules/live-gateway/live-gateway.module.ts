@@ -6,6 +6,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { UsageModule } from '../usage/usage.module';
 import { CompatAdmission } from './compat/compat-admission.service';
 import { CompatSessionsRepository } from './compat/compat-sessions.repository';
+import { FluxGateway } from './flux/flux.gateway';
 import { ListenGateway } from './listen.gateway';
 import { LiveGateway } from './live.gateway';
 import { RealtimeGateway } from './realtime.gateway';
@@ -14,6 +15,7 @@ import { InstanceIdentity } from './sockets/instance-identity';
 import { SessionPortsFactory } from './sockets/session-ports.factory';
 import { SocketAdmission } from './sockets/socket-admission.service';
 import { SocketSessions } from './sockets/socket-sessions.service';
+import { sessionEndSignalsProvider } from './sockets/signals/session-end-signals.provider';
 
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
@@ -23,12 +25,14 @@ import { SocketSessions } from './sockets/socket-sessions.service';
     SocketAdmission,
     SessionPortsFactory,
     HeldSessionsRepository,
+    sessionEndSignalsProvider,
     SocketSessions,
     LiveGateway,
     CompatSessionsRepository,
     CompatAdmission,
     RealtimeGateway,
     ListenGateway,
+    FluxGateway,
   ],
 })
 export class LiveGatewayModule {}

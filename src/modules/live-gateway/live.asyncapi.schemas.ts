@@ -68,6 +68,22 @@ const TURN_EVENTS: { [Type in LiveTurnEvent['type']]: SchemaOf<Extract<LiveTurnE
     item_id: str(),
     interrupted: bool('The answer was cut by barge-in (the user spoke).'),
   }),
+  eager_end_of_turn: typed('eager_end_of_turn', {
+    item_id: str(),
+    confidence: num('End-of-turn confidence (0–1) when the eager threshold was crossed: the answer is being prepared.'),
+    transcript: str('The turn’s transcript so far.'),
+  }),
+  turn_resumed: typed('turn_resumed', {
+    item_id: str('After `eager_end_of_turn` the user went on; the prepared answer was dropped.'),
+  }),
+  end_of_turn: typed('end_of_turn', {
+    item_id: str(),
+    confidence: num('End-of-turn confidence (0–1) when the turn ended.'),
+    trigger: oneOfValues(
+      ['model', 'manual', 'timeout'],
+      'What ended the turn: the confidence, a commit, or the silence timeout.',
+    ),
+  }),
 };
 
 export const eventId = { event_id: str('The client’s id; echoed as `client_event_id` by the answer.') };

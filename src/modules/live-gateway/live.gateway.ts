@@ -3,6 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
 import { LiveConnection } from './live.protocol.connection';
 import { guardHandshake } from './sockets/handshake';
@@ -22,16 +23,17 @@ export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly ports: SessionPortsFactory,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardHandshake(server, 'live', this.admission);
+    guardHandshake(server, 'live', this.admission, this.throttle, (code) => this.sessions.refused(code));
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {
     const admitted = this.admission.take(req);
-    const ports = this.ports.create(admitted);
+    const ports = this.ports.create(admitted, 'live');
     const connection = new LiveConnection({
       sessionId: admitted.sessionId,
       engine: this.engine,
@@ -42,7 +44,7 @@ export class LiveGateway implements OnGatewayInit, OnGatewayConnection {
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
     });
-    this.sessions.track('live', connection.runtime, ports);
+    this.sessions.track('live', connection.runtime, ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', () => connection.onClose());
     // A socket that never starts a session must not hold a slot (or a redeemed secret's row) forever.

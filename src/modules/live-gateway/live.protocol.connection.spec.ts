@@ -59,7 +59,7 @@ describe('LiveConnection with the scripted engine', () => {
     });
     expect(
       events.filter((e) => e.type === 'session.turn.event').map((e) => (e.event as { type: string }).type),
-    ).toEqual(['speech_started', 'speech_stopped', 'response_started', 'response_done']);
+    ).toEqual(['speech_started', 'speech_stopped', 'end_of_turn', 'response_started', 'response_done']);
     const finals = events.filter((e) => e.type === 'session.input_transcript.delta' && e.done === true);
     expect(finals).toEqual([
       expect.objectContaining({ transcript: 'one two', start_ms: 0, end_ms: 1040, item_id: 'item_in_1' }),

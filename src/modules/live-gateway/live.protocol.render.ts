@@ -79,6 +79,8 @@ export class LiveRenderer implements EventRenderer {
         return this.turn({ type: 'speech_started', item_id: event.itemId, start_ms: ms(event.startMs) });
       case 'speech_stopped':
         return this.turn({ type: 'speech_stopped', item_id: event.itemId, end_ms: ms(event.endMs) });
+      case 'turn':
+        return this.userTurn(event);
       case 'response_started':
         return this.turn({ type: 'response_started', item_id: event.itemId });
       case 'response_done':
@@ -115,6 +117,31 @@ export class LiveRenderer implements EventRenderer {
 
   private nextId(): string {
     return `evt_${++this.sequence}`;
+  }
+
+  /** Updates are for transcription dialects; the live transcript deltas already carry the words. */
+  private userTurn(event: Extract<ServerEvent, { type: 'turn' }>): string | null {
+    const item_id = event.itemId;
+    switch (event.phase) {
+      case 'update':
+        return null;
+      case 'eager_end':
+        return this.turn({
+          type: 'eager_end_of_turn',
+          item_id,
+          confidence: event.confidence,
+          transcript: event.transcript,
+        });
+      case 'resumed':
+        return this.turn({ type: 'turn_resumed', item_id });
+      case 'end':
+        return this.turn({
+          type: 'end_of_turn',
+          item_id,
+          confidence: event.confidence,
+          trigger: event.trigger ?? 'model',
+        });
+    }
   }
 
   private turn(event: LiveTurnEvent): string {

@@ -1,5 +1,10 @@
 import type { SessionConfig } from '../../session-core/session.types';
-import { DEFAULT_TURN_DETECTION, checkLiveUpdate, resolveLiveStart } from './live.protocol.start';
+import {
+  DEFAULT_LIVE_END_OF_TURN,
+  DEFAULT_TURN_DETECTION,
+  checkLiveUpdate,
+  resolveLiveStart,
+} from './live.protocol.start';
 
 const start = (session: unknown, lock: SessionConfig | null = null) => resolveLiveStart(session, 'c1', lock);
 const LOCK: SessionConfig = {
@@ -21,7 +26,7 @@ describe('resolveLiveStart', () => {
         model: 'vendor-voicechat',
         voice: 'aria',
         language: 'auto',
-        turnDetection: DEFAULT_TURN_DETECTION,
+        turnDetection: { ...DEFAULT_TURN_DETECTION, endOfTurn: DEFAULT_LIVE_END_OF_TURN },
         outputEncoding: 'base64',
       },
     });

@@ -5,7 +5,7 @@
  * with a client secret runs the secret's configuration: a start may repeat it or leave it out,
  * but asking for anything else is `session_config_locked`.
  */
-import type { TurnDetectionConfig } from '../../engines/engine.types';
+import type { EndOfTurnSettings, TurnDetectionConfig } from '../../engines/engine.types';
 import type { SessionCommand } from '../../session-core/session.commands';
 import { Fields, isRecord, Reject, reject } from './client-frames';
 import type { OutputEncoding, SessionConfig, SessionType } from '../../session-core/session.types';
@@ -24,6 +24,17 @@ export const DEFAULT_TURN_DETECTION: TurnDetectionConfig = {
   silenceDurationMs: 500,
   prefixPaddingMs: 300,
 };
+
+/** Live (voicechat) sessions end turns on the end-of-turn confidence, eagerly preparing answers. */
+export const DEFAULT_LIVE_END_OF_TURN: EndOfTurnSettings = {
+  eotThreshold: 0.7,
+  eagerEotThreshold: 0.4,
+  eotTimeoutMs: 5000,
+};
+
+function defaultTurnDetection(type: SessionType): TurnDetectionConfig {
+  return type === 'live' ? { ...DEFAULT_TURN_DETECTION, endOfTurn: DEFAULT_LIVE_END_OF_TURN } : DEFAULT_TURN_DETECTION;
+}
 
 const START_FIELDS = new Set(['model', 'audio', 'instructions', 'input', 'delegation', 'store', 'triggers', 'client']);
 const AUDIO_FIELDS = new Set(['format', 'output']);
@@ -91,7 +102,7 @@ export function resolveLiveStart(
     model,
     voice: type === 'live' ? LIVE_VOICE : null,
     language: lock?.language ?? 'auto',
-    turnDetection: lock === null ? DEFAULT_TURN_DETECTION : lock.turnDetection,
+    turnDetection: lock === null ? defaultTurnDetection(type) : lock.turnDetection,
     outputEncoding: encoding as OutputEncoding,
   };
   return clientEventId === undefined ? { type: 'start', config } : { type: 'start', config, clientEventId };

@@ -3,6 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../config/app-config';
+import { FailedAuthThrottle } from '../auth/failed-auth.throttle';
 import { SPEECH_ENGINE, SpeechEngine } from '../../engines/engine.types';
 import { ModelCatalog } from '../models/model-catalog';
 import { CompatAdmission, type CompatDialect } from './compat/compat-admission.service';
@@ -30,12 +31,19 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
     private readonly admission: CompatAdmission,
     private readonly sessions: SocketSessions,
     private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
     private readonly models: ModelCatalog,
   ) {}
 
   afterInit(server: WebSocketServer): void {
-    guardCompatHandshake(server, 'realtime', (req) => this.admission.admit(req, REALTIME_DIALECT));
+    guardCompatHandshake(
+      server,
+      'realtime',
+      (req) => this.admission.admit(req, REALTIME_DIALECT),
+      this.throttle,
+      (code) => this.sessions.refused(code),
+    );
   }
 
   handleConnection(ws: WebSocket, req: IncomingMessage): void {
@@ -51,7 +59,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
       limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
       checkLanguage: (language, param) => this.models.checkLanguage(admitted.config.model, language, param),
     });
-    this.sessions.track('realtime', connection.runtime, admitted.ports);
+    this.sessions.track('realtime', connection.runtime, admitted.ports, ws);
     ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
     ws.on('close', (code) => connection.onClose(code));
   }

@@ -88,6 +88,7 @@ export class RealtimeRenderer implements EventRenderer {
         return this.json({ type: 'error', event_id: this.nextId(), error: realtimeError(event.error) });
       case 'closed':
         return this.closed(event);
+      case 'turn': // Realtime turn detection is OpenAI's server_vad: no end-of-turn confidence events
       case 'usage':
       case 'warning':
       case 'muted':

@@ -3,8 +3,14 @@
  * `<dialect>.asyncapi.ts` beside its parser and renderer, and one line here.
  */
 import type { SocketDialectDoc } from '../openapi/asyncapi/socket-dialect-doc';
+import { FLUX_ASYNCAPI } from './flux/flux.asyncapi';
 import { LISTEN_ASYNCAPI } from './listen.asyncapi';
 import { LIVE_ASYNCAPI } from './live.asyncapi';
 import { REALTIME_ASYNCAPI } from './realtime.asyncapi';
 
-export const SOCKET_DIALECT_DOCS: readonly SocketDialectDoc[] = [LIVE_ASYNCAPI, REALTIME_ASYNCAPI, LISTEN_ASYNCAPI];
+export const SOCKET_DIALECT_DOCS: readonly SocketDialectDoc[] = [
+  LIVE_ASYNCAPI,
+  REALTIME_ASYNCAPI,
+  LISTEN_ASYNCAPI,
+  FLUX_ASYNCAPI,
+];

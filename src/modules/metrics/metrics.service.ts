@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { SessionMetrics } from './session-metrics';
 
 /** One registry per app instance (tests run several apps in one process). */
 @Injectable()
@@ -24,6 +25,8 @@ export class MetricsService {
     labelNames: ['dialect'] as const,
     registers: [this.registry],
   });
+
+  readonly sessions = new SessionMetrics(this.registry);
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { AppConfig, StartingApiKey } from '../../config/app-config';
 import { AppError } from '../../common/errors/app-error';
 import { newApiKey, newId, sha256Hex } from '../../common/ids';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -42,11 +42,15 @@ export class ProjectsService {
     return this.projects.list();
   }
 
-  /** A new project starts with the configured credit (10 USD by default) and one key. */
+  /**
+   * A new project starts with the configured credit (10 USD by default) and one key: a new one, or one
+   * given already hashed (the configured starting key; `secret` is then empty).
+   */
   async createProject(
     name: string,
     within?: EntityManager,
     actor = 'system',
+    given?: StartingApiKey,
   ): Promise<{ project: ProjectEntity } & CreatedKey> {
     const create = async (manager: EntityManager) => {
       const project = manager.create(ProjectEntity, {
@@ -55,7 +59,9 @@ export class ProjectsService {
         balanceMicros: this.config.startingCreditMicros,
       });
       await manager.save(project);
-      const { entity, secret } = this.buildKey(project.id, 'default');
+      const { entity, secret } = given
+        ? { entity: this.keyEntity(project.id, 'starting key', given), secret: '' }
+        : this.buildKey(project.id, 'default');
       await manager.save(entity);
       // The history starts with the starting credit, so it always adds up to the balance.
       const start = { projectId: project.id, actor };
@@ -131,16 +137,22 @@ export class ProjectsService {
 
   private buildKey(projectId: string, name: string): { entity: ApiKeyEntity; secret: string } {
     const secret = newApiKey();
-    const entity = Object.assign(new ApiKeyEntity(), {
+    return {
+      entity: this.keyEntity(projectId, name, { hash: sha256Hex(secret), prefix: secret.slice(0, 10) }),
+      secret,
+    };
+  }
+
+  keyEntity(projectId: string, name: string, key: StartingApiKey): ApiKeyEntity {
+    return Object.assign(new ApiKeyEntity(), {
       id: newId('key'),
       projectId,
       name,
-      keyHash: sha256Hex(secret),
-      keyPrefix: secret.slice(0, 10),
+      keyHash: key.hash,
+      keyPrefix: key.prefix,
       revokedAt: null,
       lastUsedAt: null,
     });
-    return { entity, secret };
   }
 }
 

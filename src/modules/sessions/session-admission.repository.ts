@@ -98,8 +98,8 @@ export class SessionAdmissionRepository {
       (inputs) => this.admitBatch(inputs),
       statements,
       MAX_BATCH,
-      (error, size) =>
-        this.logger.warn(`a batch of ${size} admissions failed, retrying them one by one: ${String(error)}`),
+      // Through the error serializer: the statement's name and SQLSTATE, never its parameters.
+      (error, size) => this.logger.warn({ err: error, size }, 'a batch of admissions failed, retrying them one by one'),
     );
   }
 

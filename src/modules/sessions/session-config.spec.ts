@@ -15,6 +15,7 @@ describe('resolveSessionConfig', () => {
     throw new Error('expected a refusal');
   };
   const vad = { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 };
+  const endOfTurn = { eot_threshold: 0.7, eager_eot_threshold: 0.4, eot_timeout_ms: 5000 };
 
   it('makes a live vendor-voicechat session with every default when nothing is asked', () => {
     expect(resolve(undefined)).toEqual({
@@ -24,7 +25,7 @@ describe('resolveSessionConfig', () => {
         input: {
           format: { type: 'audio/pcm', rate: 24000 },
           transcription: { language: 'auto' },
-          turn_detection: vad,
+          turn_detection: { ...vad, end_of_turn: endOfTurn },
           noise_reduction: null,
         },
         output: { voice: 'aria', encoding: 'base64' },
@@ -60,7 +61,7 @@ describe('resolveSessionConfig', () => {
       input: {
         format: { type: 'audio/pcm', rate: 24000 },
         transcription: { language: 'en-US', prompt: 'names: Ada' },
-        turn_detection: { ...vad, threshold: 0.7, silence_duration_ms: 800 },
+        turn_detection: { ...vad, threshold: 0.7, silence_duration_ms: 800, end_of_turn: endOfTurn },
         noise_reduction: null,
       },
       output: { voice: 'aria', encoding: 'binary' },
@@ -115,5 +116,17 @@ describe('resolveSessionConfig', () => {
     ],
   ])('refuses %s with 400 invalid_parameter naming the param', (_name, requested, transcriptionOnly, param) => {
     expect(refusal(requested, transcriptionOnly)).toMatchObject({ code: 'invalid_parameter', status: 400, param });
+  });
+
+  it('takes end-of-turn thresholds for live sessions, or null for fixed silence, and refuses them elsewhere', () => {
+    const asked = (end_of_turn: unknown, type?: 'transcription') =>
+      resolve({ ...(type ? { type } : {}), audio: { input: { turn_detection: { end_of_turn } } } } as never).audio.input
+        .turn_detection;
+    expect(asked({ eot_threshold: 0.9, eager_eot_threshold: null })).toMatchObject({
+      end_of_turn: { eot_threshold: 0.9, eager_eot_threshold: null, eot_timeout_ms: 5000 },
+    });
+    expect(asked(null)).toMatchObject({ end_of_turn: null });
+    expect(() => asked({ eot_threshold: 0.6, eager_eot_threshold: 0.8 })).toThrow(/eager_eot_threshold/);
+    expect(() => asked({}, 'transcription')).toThrow(/live sessions only/);
   });
 });

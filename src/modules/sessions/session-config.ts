@@ -18,11 +18,21 @@ export const DEFAULT_TURN_DETECTION = {
   silence_duration_ms: 500,
 };
 
+/** A live session's end-of-turn confidence thresholds unless it asks otherwise (docs/api.md). */
+export const DEFAULT_END_OF_TURN = { eot_threshold: 0.7, eager_eot_threshold: 0.4, eot_timeout_ms: 5000 };
+
+export interface RequestedEndOfTurn {
+  eot_threshold?: number;
+  eager_eot_threshold?: number | null;
+  eot_timeout_ms?: number;
+}
+
 export interface RequestedTurnDetection {
   type?: string;
   threshold?: number;
   prefix_padding_ms?: number;
   silence_duration_ms?: number;
+  end_of_turn?: RequestedEndOfTurn | null;
   create_response?: boolean;
   interrupt_response?: boolean;
 }
@@ -86,7 +96,7 @@ export function resolveSessionConfig(
           ...(type === 'transcription' ? { model } : {}),
           ...(transcription?.prompt !== undefined ? { prompt: transcription.prompt } : {}),
         },
-        turn_detection: resolveTurnDetection(input?.turn_detection),
+        turn_detection: resolveTurnDetection(input?.turn_detection, type),
         // Accepted for compatibility; the engine does no noise reduction, and the response says so.
         noise_reduction: null,
       },
@@ -132,8 +142,14 @@ function resolveFormat(format: { type?: string; rate?: number | null } | undefin
   return { type: SUPPORTED_FORMAT, rate: SAMPLE_RATE };
 }
 
-function resolveTurnDetection(requested: RequestedTurnDetection | null | undefined): Record<string, unknown> | null {
+function resolveTurnDetection(
+  requested: RequestedTurnDetection | null | undefined,
+  type: SessionType,
+): Record<string, unknown> | null {
   if (requested === null) return null; // manual turns: utterances end on commit
+  if (requested?.end_of_turn !== undefined && type !== 'live') {
+    throw invalid('session.audio.input.turn_detection.end_of_turn', 'end_of_turn is for live sessions only');
+  }
   if (requested?.type !== undefined && requested.type !== 'server_vad') {
     throw invalid('session.audio.input.turn_detection.type', 'Only server_vad turn detection is supported');
   }
@@ -142,6 +158,28 @@ function resolveTurnDetection(requested: RequestedTurnDetection | null | undefin
     threshold: requested?.threshold ?? DEFAULT_TURN_DETECTION.threshold,
     prefix_padding_ms: requested?.prefix_padding_ms ?? DEFAULT_TURN_DETECTION.prefix_padding_ms,
     silence_duration_ms: requested?.silence_duration_ms ?? DEFAULT_TURN_DETECTION.silence_duration_ms,
+    ...(type === 'live' ? { end_of_turn: resolveEndOfTurn(requested?.end_of_turn) } : {}),
+  };
+}
+
+/** Live sessions only: transcription sessions keep OpenAI's fixed-silence server_vad. */
+function resolveEndOfTurn(requested: RequestedEndOfTurn | null | undefined): Record<string, unknown> | null {
+  if (requested === null) return null;
+  const eot = requested?.eot_threshold ?? DEFAULT_END_OF_TURN.eot_threshold;
+  const eager =
+    requested?.eager_eot_threshold === undefined
+      ? DEFAULT_END_OF_TURN.eager_eot_threshold
+      : requested.eager_eot_threshold;
+  if (eager !== null && eager > eot) {
+    throw invalid(
+      'session.audio.input.turn_detection.end_of_turn.eager_eot_threshold',
+      'eager_eot_threshold must not be greater than eot_threshold',
+    );
+  }
+  return {
+    eot_threshold: eot,
+    eager_eot_threshold: eager,
+    eot_timeout_ms: requested?.eot_timeout_ms ?? DEFAULT_END_OF_TURN.eot_timeout_ms,
   };
 }
 

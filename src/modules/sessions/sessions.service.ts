@@ -55,6 +55,7 @@ export class SessionsService {
   }
 
   async get(principal: ApiKeyPrincipal, id: string): Promise<SessionResponseDto> {
+    if (!isSessionId(id)) throw notFound(id);
     const found = await this.sessions.findVisible(principal.projectId, id);
     if (!found) throw notFound(id);
     return toSessionResponse(found.session, found.status);
@@ -65,6 +66,7 @@ export class SessionsService {
    * secret is revoked; an active session is ended through the SessionTerminator, after the commit.
    */
   async delete(principal: ApiKeyPrincipal, id: string): Promise<void> {
+    if (!isSessionId(id)) throw notFound(id);
     const hidden = await this.sessions.hideVisible(principal.projectId, id);
     if (!hidden) throw notFound(id);
     if (hidden.status !== 'active') return;
@@ -115,4 +117,12 @@ export class SessionsService {
   }
 }
 
-const notFound = (id: string) => new AppError('not_found', `No session ${id}`);
+/**
+ * Only ids this service could have made reach the database: a NUL (`sess_%00`) or a lone surrogate
+ * fails there as an encoding error, which is not the client's answer (no such session is).
+ */
+const SESSION_ID = /^sess_[0-9A-Za-z]{1,64}$/;
+const isSessionId = (id: string): boolean => SESSION_ID.test(id);
+
+const notFound = (id: string) =>
+  new AppError('not_found', isSessionId(id) ? `No session ${id}` : 'No session has that id');

@@ -6,9 +6,9 @@ import { MeterEventsRepository } from './meter-events.repository';
 export const meterEventId = (sessionId: string, seq: number): string => `mev_${sessionId}_${seq}`;
 
 /**
- * The write side of metering, called by the socket runtime for every batch of frames. Nothing is
- * kept in memory: a batch is billed once it resolves, so a crash loses at most the batch being
- * written.
+ * The write side of metering, called by the socket runtime for every batch of frames. A batch is
+ * billed once it resolves; it waits at most METER_LINGER_MS (150 ms) to share its statement, so a
+ * crash loses at most the batch being written and the frames since.
  */
 @Injectable()
 export class MeterService {
@@ -19,7 +19,7 @@ export class MeterService {
 
   /**
    * Records `frames` as the session's batch number `seq` (1, 2, …) and charges it: the meter event,
-   * the session's frames and cost, and the project's balance change in one transaction. Retrying a
+   * the session's frames and cost, and the project's balance change in one statement. Retrying a
    * batch (same session and seq) changes nothing, whatever instance retries it; the first write wins.
    * The balance may go below zero: running sessions are never cut. Rejects if the session does not
    * exist or the database fails; then retry with the same seq.
@@ -28,10 +28,12 @@ export class MeterService {
     if (!Number.isSafeInteger(seq) || seq < 1 || !Number.isSafeInteger(frames) || frames < 0) {
       throw new RangeError(`meter batch needs an integer seq >= 1 and frames >= 0, got seq=${seq} frames=${frames}`);
     }
-    const billing = await this.events.findSessionBilling(sessionId);
-    if (!billing) throw new Error(`cannot meter unknown session ${sessionId}`);
-    // Cost is rounded once per batch and stored with it; every view of usage sums stored costs.
-    const cost = this.catalog.costMicros(billing.model, frames);
-    await this.events.recordBatch(meterEventId(sessionId, seq), sessionId, billing, seq, frames, cost);
+    // Cost is rounded once per batch and stored with it; every view of usage sums stored costs. The
+    // statement picks the session's model's cost, so the batch costs one round trip.
+    const costByModel = Object.fromEntries(
+      this.catalog.models.map((m) => [m.id, this.catalog.costMicros(m.id, frames)]),
+    );
+    const outcome = await this.events.recordBatch(meterEventId(sessionId, seq), sessionId, seq, frames, costByModel);
+    if (outcome === 'unknown_session') throw new Error(`cannot meter unknown session ${sessionId}`);
   }
 }

@@ -306,6 +306,31 @@ export interface components {
         };
         /** @enum {string} */
         CloseReason: "close_requested" | "expired" | "connection_lost";
+        EndOfTurnRequest: {
+            /**
+             * @description Confidence (0.3..0.9) at which the answer starts being prepared (eager end of turn); null: never.
+             * @default 0.4
+             */
+            eager_eot_threshold: number | null;
+            /**
+             * @description Confidence (0.5..1) at which a turn ends; 1: turns end only on the timeout.
+             * @default 0.7
+             */
+            eot_threshold: number;
+            /**
+             * @description Silence (500..60000 ms) after which a turn ends whatever the confidence.
+             * @default 5000
+             */
+            eot_timeout_ms: number;
+        };
+        EndOfTurnResponse: {
+            /** @description Confidence at which an eager end of turn is announced; null: none. */
+            eager_eot_threshold: number | null;
+            /** @description Confidence at which a turn ends (0.5..1). */
+            eot_threshold: number;
+            /** @description Silence after which a turn ends whatever the confidence, in ms. */
+            eot_timeout_ms: number;
+        };
         ErrorBody: {
             /** @description Machine-readable error code, e.g. `invalid_api_key`. */
             code: string;
@@ -364,6 +389,12 @@ export interface components {
         IngressUrlsResponse: {
             /** @description Deepgram-compatible socket; transcription sessions only. */
             listen: string | null;
+            /**
+             * @description Deepgram Flux-compatible socket (turn-taking transcription: `Connected`, `TurnInfo` with
+             *     StartOfTurn/Update/EagerEndOfTurn/TurnResumed/EndOfTurn, `Configure`, `ForceEndTurn`); transcription
+             *     sessions only. Its messages are described in docs/api.md.
+             */
+            listen_v2: string | null;
             /** @description OpenAI Realtime-compatible socket (`?intent=transcription`); transcription sessions only. */
             realtime: string | null;
         };
@@ -542,6 +573,12 @@ export interface components {
         TurnDetectionRequest: {
             /** @description Accepted for compatibility: live sessions always answer each turn. */
             create_response?: boolean;
+            /**
+             * @description Live sessions: turns end on the end-of-turn confidence (default for live sessions), with an
+             *     eager end of turn for the answer to be prepared; null: the fixed `silence_duration_ms` ends them
+             *     (the default, and the only kind, for transcription sessions).
+             */
+            end_of_turn?: components["schemas"]["EndOfTurnRequest"] | null;
             /** @description Accepted for compatibility: live sessions can always be interrupted. */
             interrupt_response?: boolean;
             /**
@@ -550,7 +587,7 @@ export interface components {
              */
             prefix_padding_ms: number;
             /**
-             * @description Silence that ends a turn, in ms.
+             * @description Silence that ends a turn, in ms, when `end_of_turn` is null.
              * @default 500
              */
             silence_duration_ms: number;
@@ -567,9 +604,11 @@ export interface components {
             type: "server_vad";
         };
         TurnDetectionResponse: {
+            /** @description Live sessions: the end-of-turn confidence thresholds; null: fixed silence. */
+            end_of_turn?: components["schemas"]["EndOfTurnResponse"] | null;
             /** @description Audio kept before detected speech, in ms. */
             prefix_padding_ms: number;
-            /** @description Silence that ends a turn, in ms. */
+            /** @description Silence that ends a turn, in ms (when `end_of_turn` is null). */
             silence_duration_ms: number;
             /** @description Speech probability above which audio counts as speech (0..1). */
             threshold: number;

@@ -18,6 +18,8 @@ import { TurnDetector, TurnSignal } from './turn-detector';
 const SAMPLES_PER_MS = 24;
 /** One VAD frame: partial results can change every 32 ms, and the stability timer needs that resolution. */
 const MIN_BATCH_MS = 32;
+/** Silence that closes a recogniser utterance when the session ends turns (see reportProgress). */
+const SESSION_TURNS_SPLIT_PAUSE_MS = 160;
 
 export interface ListenerOptions {
   turnDetection: TurnDetectionConfig | null;
@@ -48,6 +50,7 @@ export class Listener {
   private readonly scorer: VadScorer;
   private readonly recognizer: SegmentRecognizer;
   private readonly auto: boolean;
+  private readonly sessionEndsTurns: boolean;
   private chain: Promise<void> = Promise.resolve();
   private item: TranscriptItem | null = null;
   /** The item the recogniser's current segment belongs to. */
@@ -70,11 +73,19 @@ export class Listener {
     private readonly events: ListenerEvents,
   ) {
     this.auto = options.turnDetection !== null;
+    // With end-of-turn confidence the session ends turns (commit()); this stream reports progress.
+    this.sessionEndsTurns = (options.turnDetection?.endOfTurn ?? null) !== null;
     this.detector = new TurnDetector({
       threshold: options.turnDetection?.threshold ?? options.defaultThreshold,
-      silenceDurationMs: options.turnDetection?.silenceDurationMs ?? null,
+      silenceDurationMs: this.sessionEndsTurns ? null : (options.turnDetection?.silenceDurationMs ?? null),
       minSpeechMs: options.minSpeechMs,
-      splitPauseMs: Math.min(options.splitPauseMs, options.turnDetection?.silenceDurationMs ?? Infinity),
+      // The session's end-of-turn model reads final words best: the recogniser closes its utterance
+      // sooner in a pause, so that they are there when the silence starts to count.
+      splitPauseMs: Math.min(
+        this.sessionEndsTurns ? SESSION_TURNS_SPLIT_PAUSE_MS : options.splitPauseMs,
+        options.splitPauseMs,
+        options.turnDetection?.silenceDurationMs ?? Infinity,
+      ),
       maxUtteranceMs: options.maxUtteranceMs,
       frameMs: VAD_FRAME_MS,
     });
@@ -117,7 +128,9 @@ export class Listener {
     this.atCurrentPosition((pos) => {
       const endMs = Math.floor(pos / SAMPLES_PER_MS);
       if (this.auto && this.item && this.detector.speaking) {
-        this.events.emit({ type: 'speech_stopped', itemId: this.item.id, audioEndMs: endMs });
+        // Ended by the session's end-of-turn model: speech stopped where the voice did.
+        const audioEndMs = this.sessionEndsTurns ? Math.min(endMs, this.detector.lastVoiceEndMs ?? endMs) : endMs;
+        this.events.emit({ type: 'speech_stopped', itemId: this.item.id, audioEndMs });
       }
       this.detector.reset();
       this.endSegment(pos);
@@ -181,6 +194,27 @@ export class Listener {
     this.vadEndMs = startMs + VAD_FRAME_MS;
     for (const signal of this.detector.frame(probability, startMs, levels)) this.onSignal(signal);
     this.recognizer.pump(this.vadEndMs * SAMPLES_PER_MS);
+    this.reportProgress();
+  }
+
+  /** Every VAD frame of an open turn, for the session's end-of-turn model. */
+  private reportProgress(): void {
+    const lastVoiceEndMs = this.detector.lastVoiceEndMs;
+    if (!this.sessionEndsTurns || this.item === null || lastVoiceEndMs === null) return;
+    const open = this.segmentItem === this.item && this.recognizer.isActive;
+    const partial = open ? this.recognizer.partialWords : [];
+    const hypothesis = [this.item.transcript, ...partial].filter((text) => text.length > 0).join(' ');
+    // A closed segment's words are final: the hypothesis has heard everything so far.
+    const hypothesisMs = open ? Math.floor(this.recognizer.decodedUntil / SAMPLES_PER_MS) : this.vadEndMs;
+    this.events.emit({
+      type: 'turn_progress',
+      itemId: this.item.id,
+      audioMs: this.vadEndMs,
+      silenceMs: Math.max(0, this.vadEndMs - lastVoiceEndMs),
+      hypothesis,
+      hypothesisMs,
+      hypothesisFinal: !open,
+    });
   }
 
   private onSignal(signal: TurnSignal): void {

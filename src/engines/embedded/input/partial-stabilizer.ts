@@ -31,6 +31,11 @@ export class PartialStabilizer {
     private readonly settledMs = stableMs,
   ) {}
 
+  /** The latest hypothesis of the utterance, unstable words included. */
+  get latest(): readonly string[] {
+    return this.previous;
+  }
+
   /** Number of words already sent for this utterance. */
   get sentCount(): number {
     return this.sent;

@@ -37,6 +37,7 @@ export class SegmentRecognizer {
   private ending = false;
   private startPos = 0;
   private fedPos = 0;
+  private decodedPos = 0;
   private inFlight: Promise<void> | null = null;
   /** Audio up to here may be decoded: the voice activity detector has already judged it. */
   private gate = 0;
@@ -58,6 +59,16 @@ export class SegmentRecognizer {
     return this.active;
   }
 
+  /** The open segment's latest partial hypothesis (empty when none is open). */
+  get partialWords(): readonly string[] {
+    return this.active ? this.stabilizer.latest : [];
+  }
+
+  /** Sample position up to which the partial hypothesis has heard the audio. */
+  get decodedUntil(): number {
+    return this.decodedPos;
+  }
+
   /** Sample position up to which audio has been handed to the decoder. */
   get fedUntil(): number {
     return this.fedPos;
@@ -69,6 +80,7 @@ export class SegmentRecognizer {
     this.active = true;
     this.startPos = fromPos;
     this.fedPos = fromPos;
+    this.decodedPos = fromPos;
     this.stabilizer = new PartialStabilizer(this.options.stableMs, this.options.settledMs);
     this.decoder.startUtt().catch((error: unknown) => this.onError(error));
     this.pump();
@@ -90,6 +102,7 @@ export class SegmentRecognizer {
     this.inFlight = this.decoder.process(pcm, true).then(
       (result) => {
         this.inFlight = null;
+        this.decodedPos = to;
         const fresh = this.stabilizer.update(this.words(result), this.msAt(to));
         if (fresh.length > 0) this.onStableWords(fresh);
         this.pump();

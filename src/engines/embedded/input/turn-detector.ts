@@ -69,6 +69,11 @@ export class TurnDetector {
     return this.state.kind === 'speaking';
   }
 
+  /** End of the last voiced audio of the turn in progress (ms), null when no turn is. */
+  get lastVoiceEndMs(): number | null {
+    return this.state.kind === 'speaking' ? this.state.lastVoiceEndMs : null;
+  }
+
   /** True while speaking and not in a pause: audio now is part of an utterance. */
   get inUtterance(): boolean {
     return this.state.kind === 'speaking' && !this.state.paused;

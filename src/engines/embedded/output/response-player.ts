@@ -14,6 +14,42 @@ export interface Synthesizer {
   synthesize(text: string): Promise<SynthesizedSpeech>;
 }
 
+/** Silence kept before the first sound of a response. */
+const LEAD_IN_MS = 20;
+/** Samples below this magnitude are silence (flite's output is either 0 or far louder). */
+const SILENT = 100;
+
+/**
+ * flite starts every utterance with 150–180 ms of silence: dead air before an answer that the user
+ * waits through. The first sentence of a response starts LEAD_IN_MS before its first sound.
+ */
+export function withoutLeadingSilence(speech: SynthesizedSpeech): SynthesizedSpeech {
+  let first = 0;
+  while (first < speech.pcm.length && Math.abs(speech.pcm[first]) < SILENT) first++;
+  const cut = Math.max(0, first - Math.round((LEAD_IN_MS * speech.sampleRate) / 1000));
+  if (cut === 0 || first === speech.pcm.length) return speech;
+  const cutMs = (cut * 1000) / speech.sampleRate;
+  return {
+    ...speech,
+    pcm: speech.pcm.subarray(cut),
+    words: speech.words.map((w) => ({
+      ...w,
+      startMs: Math.max(0, w.startMs - cutMs),
+      endMs: Math.max(0, w.endMs - cutMs),
+    })),
+  };
+}
+
+/** The pieces a response is synthesised in: the first plays while the next is synthesised. */
+export function sentencesOf(text: string): string[] {
+  return (
+    text
+      .match(/[^.!?]+[.!?]*/g)
+      ?.map((s) => s.trim())
+      .filter(Boolean) ?? []
+  );
+}
+
 export interface PlayerOptions {
   sampleRate: number;
   chunkMs: number;
@@ -88,15 +124,12 @@ export class ResponsePlayer {
   }
 
   private async synthesize(playback: Playback): Promise<void> {
-    const sentences =
-      playback.text
-        .match(/[^.!?]+[.!?]*/g)
-        ?.map((s) => s.trim())
-        .filter(Boolean) ?? [];
+    const sentences = sentencesOf(playback.text);
     try {
       for (const sentence of sentences) {
-        const speech = await this.synthesizer.synthesize(sentence);
+        let speech = await this.synthesizer.synthesize(sentence);
         if (playback.finished) return;
+        if (playback.synthesized === 0) speech = withoutLeadingSilence(speech);
         const offsetMs = playback.synthesized / this.samplesPerMs;
         for (const w of speech.words) {
           playback.words.push({

@@ -22,6 +22,13 @@ export class IngressUrlsResponseDto {
   /** Deepgram-compatible socket; transcription sessions only. */
   @ApiProperty({ type: String, nullable: true })
   listen: string | null;
+  /**
+   * Deepgram Flux-compatible socket (turn-taking transcription: `Connected`, `TurnInfo` with
+   * StartOfTurn/Update/EagerEndOfTurn/TurnResumed/EndOfTurn, `Configure`, `ForceEndTurn`); transcription
+   * sessions only. Its messages are described in docs/api.md.
+   */
+  @ApiProperty({ type: String, nullable: true })
+  listen_v2: string | null;
 }
 
 /** How to bring audio into the session. */
@@ -75,7 +82,7 @@ export class ClientSecretResponseDto {
 
 export function toIngressResponse(
   type: 'live' | 'transcription',
-  urls: { realtime: string; listen: string },
+  urls: { realtime: string; listen: string; listenV2: string },
   maxSessionSeconds: number,
 ): IngressResponseDto {
   const transcription = type === 'transcription';
@@ -84,6 +91,10 @@ export function toIngressResponse(
     token_query_parameter: 'token',
     audio: { encoding: 'pcm16', sample_rate: SAMPLE_RATE, channels: 1, frame_ms: FRAME_MS, frame_bytes: FRAME_BYTES },
     max_session_seconds: maxSessionSeconds,
-    compatible_urls: { realtime: transcription ? urls.realtime : null, listen: transcription ? urls.listen : null },
+    compatible_urls: {
+      realtime: transcription ? urls.realtime : null,
+      listen: transcription ? urls.listen : null,
+      listen_v2: transcription ? urls.listenV2 : null,
+    },
   };
 }

@@ -70,6 +70,32 @@ export class TranscriptionRequestDto {
   prompt?: string;
 }
 
+/** End-of-turn confidence (see docs/api.md): the thresholds a live session's turns end at. */
+@ApiSchema({ name: 'EndOfTurnRequest' })
+export class EndOfTurnRequestDto {
+  /** Confidence (0.5..1) at which a turn ends; 1: turns end only on the timeout. */
+  @ApiPropertyOptional({ default: 0.7 })
+  @OptionalField()
+  @Max(1)
+  @Min(0.5)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  eot_threshold?: number;
+  /** Confidence (0.3..0.9) at which the answer starts being prepared (eager end of turn); null: never. */
+  @ApiProperty({ required: false, nullable: true, default: 0.4 })
+  @NullableField()
+  @Max(0.9)
+  @Min(0.3)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  eager_eot_threshold?: number | null;
+  /** Silence (500..60000 ms) after which a turn ends whatever the confidence. */
+  @ApiPropertyOptional({ type: 'integer', default: 5000 })
+  @OptionalField()
+  @Max(60000)
+  @Min(500)
+  @IsInt()
+  eot_timeout_ms?: number;
+}
+
 @ApiSchema({ name: 'TurnDetectionRequest' })
 export class TurnDetectionRequestDto {
   /** Voice-activity turn detection (the only kind). */
@@ -91,13 +117,24 @@ export class TurnDetectionRequestDto {
   @Min(0)
   @IsInt()
   prefix_padding_ms?: number;
-  /** Silence that ends a turn, in ms. */
+  /** Silence that ends a turn, in ms, when `end_of_turn` is null. */
   @ApiPropertyOptional({ type: 'integer', default: 500 })
   @OptionalField()
   @Max(10000)
   @Min(100)
   @IsInt()
   silence_duration_ms?: number;
+  /**
+   * Live sessions: turns end on the end-of-turn confidence (default for live sessions), with an
+   * eager end of turn for the answer to be prepared; null: the fixed `silence_duration_ms` ends them
+   * (the default, and the only kind, for transcription sessions).
+   */
+  @ApiProperty({ type: () => EndOfTurnRequestDto, nullable: true, required: false })
+  @NullableField()
+  @Type(() => EndOfTurnRequestDto)
+  @ValidateNested()
+  @IsObject()
+  end_of_turn?: EndOfTurnRequestDto | null;
   /** Accepted for compatibility: live sessions always answer each turn. */
   @OptionalField()
   @IsBoolean()

@@ -61,7 +61,7 @@ export class CompatAdmission {
     await this.admission.admit(req, dialect.name);
     const found = this.admission.take(req);
     const { opened, stored, config } = await this.open(found, (lock) => dialect.configure(request, lock));
-    const ports = compatPorts(this.portsFactory.create(opened), stored, this.repository, this.logger);
+    const ports = compatPorts(this.portsFactory.create(opened, dialect.name), stored, this.repository, this.logger);
     this.admitted.set(req, { sessionId: opened.sessionId, request, config, ports });
   }
 

@@ -3,6 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocketServer } from 'ws';
 import { renderError } from '../../../common/errors/error-renderer';
 import { newId } from '../../../common/ids';
+import type { FailedAuthThrottle } from '../../auth/failed-auth.throttle';
+import { refusalCode } from '../../metrics/session-metrics';
 import { chooseProtocol, type SocketDialect } from '../../auth/socket-credentials';
 
 const logger = new Logger('SocketHandshake');
@@ -18,14 +20,19 @@ export function guardCompatHandshake(
   server: WebSocketServer,
   dialect: SocketDialect,
   admit: (req: IncomingMessage) => Promise<void>,
+  throttle: FailedAuthThrottle,
+  onRefused: (code: string) => void = () => undefined,
 ): void {
   server.options.verifyClient = (info: { req: IncomingMessage }, done: VerifyCallback) => {
     admit(info.req).then(
       () => done(true),
-      (error: unknown) => {
+      async (refusal: unknown) => {
+        // An authentication refusal counts against the address, as on REST (and may become a 429).
+        const error = await throttle.judge(refusal, info.req.socket.remoteAddress);
         const requestId = newId('req');
         const rendered = renderError(error, requestId);
         if (rendered.unexpected) logger.error({ err: error, requestId, dialect }, 'socket handshake failed');
+        onRefused(refusalCode(rendered.body));
         done(false, rendered.status, JSON.stringify(rendered.body), {
           'Content-Type': 'application/json',
           'x-request-id': requestId,

@@ -1,4 +1,4 @@
-import type { TurnDetectionConfig } from '../../../engines/engine.types';
+import type { EndOfTurnSettings, TurnDetectionConfig } from '../../../engines/engine.types';
 import type { SessionConfig } from '../../../session-core';
 import type { SessionAudioConfig, SessionType } from '../../sessions/entities/session.entity';
 import type { RequestedSessionConfig } from '../../sessions/session-config';
@@ -12,6 +12,7 @@ export function coreConfigOf(type: SessionType, model: string, audio: SessionAud
         threshold: Number(td.threshold ?? 0.5),
         silenceDurationMs: Number(td.silence_duration_ms ?? 500),
         prefixPaddingMs: Number(td.prefix_padding_ms ?? 300),
+        ...(isRecord(td.end_of_turn) ? { endOfTurn: endOfTurnOf(td.end_of_turn) } : {}),
       }
     : null;
   return {
@@ -40,6 +41,7 @@ export function requestedOf(config: SessionConfig): RequestedSessionConfig {
               threshold: td.threshold,
               silence_duration_ms: td.silenceDurationMs,
               prefix_padding_ms: td.prefixPaddingMs,
+              ...(config.type === 'live' ? { end_of_turn: endOfTurnRequest(td.endOfTurn ?? null) } : {}),
             }
           : null,
       },
@@ -48,4 +50,26 @@ export function requestedOf(config: SessionConfig): RequestedSessionConfig {
         : {}),
     },
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function endOfTurnOf(stored: Record<string, unknown>): EndOfTurnSettings {
+  return {
+    eotThreshold: Number(stored.eot_threshold ?? 0.7),
+    eagerEotThreshold: stored.eager_eot_threshold === null ? null : Number(stored.eager_eot_threshold ?? 0.4),
+    eotTimeoutMs: Number(stored.eot_timeout_ms ?? 5000),
+  };
+}
+
+function endOfTurnRequest(settings: EndOfTurnSettings | null) {
+  return settings === null
+    ? null
+    : {
+        eot_threshold: settings.eotThreshold,
+        eager_eot_threshold: settings.eagerEotThreshold,
+        eot_timeout_ms: settings.eotTimeoutMs,
+      };
 }

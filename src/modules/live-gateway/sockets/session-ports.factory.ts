@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../../common/errors/app-error';
 import type { ActivationResult, MeterPort, SessionStorePort } from '../../../session-core';
 import { SessionsService } from '../../sessions/sessions.service';
+import { MetricsService } from '../../metrics/metrics.service';
 import { MeterService } from '../../usage/meter.service';
 import { InstanceIdentity } from './instance-identity';
 import type { Admitted } from './socket-admission.service';
@@ -14,25 +15,57 @@ export interface SessionPorts {
   settle(): Promise<void>;
 }
 
-/** Binds a connection's session runtime to the database: admission, close record, metering. */
+/**
+ * Binds a connection's session runtime to the database: admission, close record, metering. It also
+ * counts sessions and meter writes in the metrics and writes the one log line of each session's end
+ * (ids, model, dialect, duration, frames, close reason: never a credential).
+ */
 @Injectable()
 export class SessionPortsFactory {
   private readonly logger = new Logger('SessionPorts');
+  private readonly sessionLog = new Logger('Session');
 
   constructor(
     private readonly sessions: SessionsService,
     private readonly meterService: MeterService,
     private readonly instance: InstanceIdentity,
+    private readonly metrics: MetricsService,
   ) {}
 
-  create(admitted: Admitted): SessionPorts {
+  create(admitted: Admitted, dialect: string): SessionPorts {
     let activated = false;
     let closed = false;
+    const opened = admitted.kind === 'client_secret' ? admitted.opened : null;
+    const projectId = opened ? opened.projectId : admitted.kind === 'api_key' ? admitted.principal.projectId : null;
+    let model = opened?.model ?? 'unknown';
+    let startedAtMs = opened?.startedAt.getTime() ?? null;
+    const counters = this.metrics.sessions;
+    const opening = (activation: { config: { model: string }; startedAtMs: number }) => {
+      model = activation.config.model;
+      startedAtMs ??= activation.startedAtMs;
+      counters.opened.inc({ dialect, model });
+    };
+    const logEnd = (sessionId: string, endedAtMs: number, frames: number, reason: string, detail: string) =>
+      this.sessionLog.log(
+        {
+          sessionId,
+          projectId,
+          model,
+          dialect,
+          durationMs: startedAtMs === null ? 0 : Math.max(0, endedAtMs - startedAtMs),
+          frames,
+          closeReason: reason,
+          detail,
+          instanceId: this.instance.id,
+        },
+        'session ended',
+      );
     const store: SessionStorePort = {
       activate: async (_sessionId, activation): Promise<ActivationResult> => {
         // A redeemed secret's session is active since the handshake, under the secret's config.
         if (admitted.kind === 'client_secret') {
           activated = true;
+          opening(activation);
           return { ok: true };
         }
         try {
@@ -41,6 +74,7 @@ export class SessionPortsFactory {
             instanceId: this.instance.id,
           });
           activated = true;
+          opening(activation);
           return { ok: true };
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
@@ -50,15 +84,24 @@ export class SessionPortsFactory {
       close: async (sessionId, closing) => {
         closed = true;
         await this.sessions.markClosed(sessionId, closing.reason);
+        counters.closed.inc({ dialect, model, reason: closing.reason });
+        logEnd(sessionId, closing.endedAtMs, closing.usage.frames, closing.reason, closing.detail);
       },
     };
     const meter: MeterPort = {
-      record: (sessionId, batch) => this.meterService.recordBatch(sessionId, batch.seq, batch.frames),
+      record: async (sessionId, batch) => {
+        const key = `${sessionId}:${batch.seq}`;
+        counters.meterStarted(key);
+        await this.meterService.recordBatch(sessionId, batch.seq, batch.frames);
+        counters.meterDone(key, true);
+      },
     };
     const settle = async (): Promise<void> => {
+      counters.forgetSession(admitted.sessionId);
       if (admitted.kind !== 'client_secret' || closed || activated) return;
       try {
         await this.sessions.markClosed(admitted.sessionId, 'connection_lost');
+        logEnd(admitted.sessionId, Date.now(), 0, 'connection_lost', 'never_started');
       } catch (error) {
         this.logger.error(
           { err: error, sessionId: admitted.sessionId },

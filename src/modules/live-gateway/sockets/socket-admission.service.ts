@@ -20,8 +20,6 @@ export type Admitted =
   | { kind: 'client_secret'; sessionId: string; lock: SessionConfig; opened: OpenedSession }
   | { kind: 'api_key'; sessionId: string; principal: ApiKeyPrincipal };
 
-const SHUTDOWN_RETRY_MS = 1000;
-
 /**
  * The socket half of authentication, shared by every dialect: the same key checks as REST, plus the
  * client secret, redeemed in one transaction (exactly one socket ever wins it). Every refusal is an
@@ -40,11 +38,7 @@ export class SocketAdmission {
   ) {}
 
   async admit(req: IncomingMessage, dialect: SocketDialect): Promise<Admitted> {
-    if (this.lifecycle.isDraining) {
-      throw new AppError('shutting_down', 'This instance is shutting down; connect again', {
-        retryAfterMs: SHUTDOWN_RETRY_MS,
-      });
-    }
+    this.lifecycle.assertAcceptingSessions();
     if (queryCarriesApiKey(req.url)) {
       throw new AppError(
         'api_key_in_query',

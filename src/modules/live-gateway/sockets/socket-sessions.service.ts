@@ -6,6 +6,7 @@ import {
   OnApplicationBootstrap,
   OnModuleInit,
 } from '@nestjs/common';
+import type { WebSocket } from 'ws';
 import { AppConfig } from '../../../config/app-config';
 import { SessionRegistry, SessionRuntime } from '../../../session-core';
 import { LifecycleState } from '../../health/lifecycle-state';
@@ -14,20 +15,24 @@ import { RegisteredSessionTerminator, SESSION_TERMINATOR } from '../../sessions/
 import { HeldSessionsRepository } from './held-sessions.repository';
 import { InstanceIdentity } from './instance-identity';
 import type { SessionPorts } from './session-ports.factory';
+import { SESSION_END_SIGNALS, SessionEndSignals } from './signals/session-end-signals';
+import { SocketKeepAlive } from './socket-keepalive';
 
 const HEARTBEAT_MS = 5000;
 const DRAIN_POLL_MS = 250;
 
 /**
  * The sessions whose sockets this instance holds, for every dialect: DELETE reaches them here (at
- * once on this instance, within a heartbeat from another), as does a key's revocation (within a heartbeat), the heartbeat keeps the reaper away, and
- * shutdown drains them: no new sockets, live ones get the grace period, then each is closed and
- * recorded (never left `active`).
+ * once on this instance, by LISTEN/NOTIFY from another, and by the heartbeat as the fallback), as does a
+ * key's revocation (within a heartbeat), the heartbeat keeps the reaper away, keep-alive pings find dead
+ * peers, and shutdown drains them: no new sockets, live ones get the grace period, then each is closed
+ * and recorded (never left `active`).
  */
 @Injectable()
 export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('SocketSessions');
   private readonly registry = new SessionRegistry();
+  private readonly keepAlive: SocketKeepAlive;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private beating: Promise<void> | null = null;
 
@@ -38,11 +43,24 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly metrics: MetricsService,
     private readonly config: AppConfig,
     @Inject(SESSION_TERMINATOR) private readonly terminator: RegisteredSessionTerminator,
-  ) {}
+    @Inject(SESSION_END_SIGNALS) private readonly signals: SessionEndSignals,
+  ) {
+    this.keepAlive = new SocketKeepAlive({
+      pingIntervalMs: config.socketPingIntervalMs,
+      pongTimeoutMs: config.socketPongTimeoutMs,
+    });
+  }
 
   onModuleInit(): void {
-    // A session held elsewhere is not in this registry; its holder sees the deletion on its heartbeat.
-    this.terminator.register({ terminate: async (s) => void (await this.registry.end(s.id, { kind: 'deleted' })) });
+    this.terminator.register({
+      terminate: async (s) => {
+        // Held here: ended at once. Elsewhere: its holder hears the signal (or sees it on its heartbeat).
+        if (!(await this.registry.end(s.id, { kind: 'deleted' }))) await this.signals.publish(s.id);
+      },
+    });
+    this.signals.subscribe((id) => void this.registry.end(id, { kind: 'deleted' }));
+    // Signals may have been missed while the listening connection was down: ask the database now.
+    this.signals.onGap(() => void this.beat());
   }
 
   onApplicationBootstrap(): void {
@@ -50,14 +68,27 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     this.heartbeatTimer.unref();
   }
 
+  /** A socket handshake was refused with this error code (for the metrics). */
+  refused(code: string): void {
+    this.metrics.sessions.refusals.inc({ surface: 'handshake', code });
+  }
+
   get size(): number {
     return this.registry.size;
   }
 
-  /** Tracks a connection's runtime until it is done, then settles its row. */
-  track(dialect: string, runtime: SessionRuntime, ports: SessionPorts): void {
+  /** Tracks a connection's runtime until it is done, then settles its row; pings its socket meanwhile. */
+  track(dialect: string, runtime: SessionRuntime, ports: SessionPorts, ws?: WebSocket): void {
     this.registry.add(runtime);
     this.metrics.liveSessions.inc({ dialect });
+    if (ws) {
+      this.keepAlive.watch(ws, () => {
+        // The cause first, so the socket's close event that follows cannot record another one.
+        const ended = runtime.end({ kind: 'keepalive_timeout' });
+        ws.terminate();
+        void ended;
+      });
+    }
     void runtime.done.then(async () => {
       this.metrics.liveSessions.dec({ dialect });
       await ports.settle();
@@ -74,8 +105,10 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
       this.logger.log(`closing ${this.registry.size} live session(s) for shutdown`);
       await this.registry.endAll({ kind: 'shutdown' });
     }
+    this.keepAlive.stop();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     await this.beating;
+    await this.signals.close();
   }
 
   private async beat(): Promise<void> {

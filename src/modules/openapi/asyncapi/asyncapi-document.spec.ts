@@ -3,7 +3,7 @@ import { buildAsyncApiDocument } from './asyncapi-document';
 import { constant, object, str, typed } from './schema-builders';
 import type { SocketDialectDoc } from './socket-dialect-doc';
 
-/** One more dialect, described as a new one (Deepgram Flux at `/v2/listen`, say) would describe itself. */
+/** One more dialect, described as a new one would describe itself. */
 const EXTRA: SocketDialectDoc = {
   id: 'extra',
   address: '/v9/extra',

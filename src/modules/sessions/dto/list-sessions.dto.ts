@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MAX_UNIX_SECONDS, StrictInt } from '../../../common/validation/strict-int';
 import { SESSION_STATUSES, type SessionStatus } from '../entities/session.entity';
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
@@ -7,14 +8,18 @@ import { SESSION_STATUSES, type SessionStatus } from '../entities/session.entity
 
 export class ListSessionsQueryDto {
   /** Unix seconds, inclusive: sessions created at or after. */
-  @ApiPropertyOptional({ type: 'integer' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_UNIX_SECONDS })
   @IsOptional()
+  @StrictInt()
+  @Max(MAX_UNIX_SECONDS)
   @Min(0)
   @IsInt()
   from?: number;
   /** Unix seconds, exclusive: sessions created before. */
-  @ApiPropertyOptional({ type: 'integer' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_UNIX_SECONDS })
   @IsOptional()
+  @StrictInt()
+  @Max(MAX_UNIX_SECONDS)
   @Min(0)
   @IsInt()
   to?: number;
@@ -31,6 +36,7 @@ export class ListSessionsQueryDto {
   /** Page size, 1..100. */
   @ApiPropertyOptional({ type: 'integer', default: 20 })
   @IsOptional()
+  @StrictInt()
   @Max(100)
   @Min(1)
   @IsInt()

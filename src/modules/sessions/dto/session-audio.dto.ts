@@ -20,6 +20,17 @@ export class TranscriptionResponseDto {
   prompt?: string;
 }
 
+@ApiSchema({ name: 'EndOfTurnResponse' })
+export class EndOfTurnResponseDto {
+  /** Confidence at which a turn ends (0.5..1). */
+  eot_threshold: number;
+  /** Confidence at which an eager end of turn is announced; null: none. */
+  @ApiProperty({ type: 'number', nullable: true })
+  eager_eot_threshold: number | null;
+  /** Silence after which a turn ends whatever the confidence, in ms. */
+  eot_timeout_ms: number;
+}
+
 @ApiSchema({ name: 'TurnDetectionResponse' })
 export class TurnDetectionResponseDto {
   @ApiProperty({ enum: ['server_vad'] })
@@ -28,8 +39,11 @@ export class TurnDetectionResponseDto {
   threshold: number;
   /** Audio kept before detected speech, in ms. */
   prefix_padding_ms: number;
-  /** Silence that ends a turn, in ms. */
+  /** Silence that ends a turn, in ms (when `end_of_turn` is null). */
   silence_duration_ms: number;
+  /** Live sessions: the end-of-turn confidence thresholds; null: fixed silence. */
+  @ApiPropertyOptional({ type: () => EndOfTurnResponseDto, nullable: true })
+  end_of_turn?: EndOfTurnResponseDto | null;
 }
 
 @ApiSchema({ name: 'AudioInputResponse' })

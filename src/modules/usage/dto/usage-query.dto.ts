@@ -1,23 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
-
-/** 10000-01-01T00:00:00Z: beyond it a day bucket would not be `YYYY-MM-DD`. */
-export const MAX_UNIX_SECONDS = 253_402_300_800;
+import { MAX_UNIX_SECONDS, StrictInt } from '../../../common/validation/strict-int';
 
 export const USAGE_GROUPINGS = ['day', 'model'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
-
-/**
- * Query strings arrive as text: only a plain decimal integer becomes a number. Anything else (`1.5`,
- * `1e3`, an empty value, a repeated parameter) stays as sent and fails `@IsInt()`, where implicit
- * conversion would have turned `''` into 0 and `1e3` into 1000.
- */
-const StrictInt = () =>
-  Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
-    const raw = obj[key];
-    return typeof raw === 'string' && /^-?\d{1,16}$/.test(raw) ? Number(raw) : raw;
-  });
 
 /** `to` may equal `from` (an empty range) but not precede it. */
 function NotBeforeFrom(): PropertyDecorator {

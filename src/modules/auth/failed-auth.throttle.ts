@@ -1,0 +1,45 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppError } from '../../common/errors/app-error';
+import { AppConfig } from '../../config/app-config';
+import { AuthFailuresRepository } from './auth-failures.repository';
+
+/**
+ * Throttles bad-key traffic per client address: every authentication refusal (a 401 on REST or on a
+ * socket handshake) takes a token from the address's bucket, shared by all instances through the
+ * database; once it is empty the refusal becomes a 429 `rate_limit_exceeded` with `retry_after_ms`.
+ * A request with a good key never reaches the bucket, so good keys are never slowed, even from an
+ * address (a NAT, a proxy) that also sends bad ones.
+ */
+@Injectable()
+export class FailedAuthThrottle {
+  private readonly logger = new Logger(FailedAuthThrottle.name);
+  private readonly capacity: number;
+  private readonly refillPerSecond: number;
+
+  constructor(
+    private readonly failures: AuthFailuresRepository,
+    config: AppConfig,
+  ) {
+    this.capacity = config.authFailuresPerMinute;
+    this.refillPerSecond = config.authFailuresPerMinute / 60;
+  }
+
+  /** The refusal to answer with for `error`, raised for a request from `address`: itself, or a 429. */
+  async judge(error: unknown, address: string | undefined): Promise<unknown> {
+    if (!(error instanceof AppError) || error.status !== 401 || !address) return error;
+    try {
+      const verdict = await this.failures.record(address, this.capacity, this.refillPerSecond);
+      if (verdict.allowed) return error;
+      const retryAfterMs = Math.ceil(((1 - verdict.tokens) / this.refillPerSecond) * 1000);
+      return new AppError(
+        'rate_limit_exceeded',
+        `Too many failed authentications from this address (${this.capacity} per minute)`,
+        { retryAfterMs },
+      );
+    } catch (failure) {
+      // The refusal stands either way; a database that cannot count failures must not turn it into a 500.
+      this.logger.warn({ err: failure }, 'could not record a failed authentication');
+      return error;
+    }
+  }
+}

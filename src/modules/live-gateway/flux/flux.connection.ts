@@ -1,0 +1,123 @@
+/**
+ * One `/v2/listen` socket, transport-independent. Like `/v1/listen` it starts on connect with what
+ * the query asked for; audio is resampled to 24 kHz on the way in. Configure changes the end-of-turn
+ * thresholds at once (ConfigureSuccess echoes what is now in force; a bad one is ConfigureFailure
+ * and nothing changes); ForceEndTurn ends the turn in progress (EndOfTurn, trigger manual);
+ * CloseStream ends the session: the last EndOfTurn, then close 1000. An undecodable message is an
+ * Error, then close 1008. About 10 s without any frame ends the session as expired (idle_timeout).
+ */
+import type { EndOfTurnSettings } from '../../../engines/engine.types';
+import { systemClock, type ClockPort, type TimerHandle } from '../../../session-core/ports';
+import type { SessionRuntimeOptions } from '../../../session-core/runtime-options';
+import { SessionRuntime } from '../../../session-core/session.runtime';
+import type { SessionConfig } from '../../../session-core/session.types';
+import type { ClientFrame } from '../client-frames';
+import { ListenAudioInput } from '../listen.audio';
+import { LISTEN_IDLE_MS } from '../listen.connection';
+import { parseFluxFrame, type FluxThresholds } from './flux.protocol';
+import { checkedThresholds, type FluxOptions } from './flux.query';
+import { FluxRenderer } from './flux.render';
+
+export interface FluxConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
+  readonly config: SessionConfig;
+  readonly flux: FluxOptions;
+  readonly idleMs?: number;
+}
+
+export class FluxConnection {
+  readonly runtime: SessionRuntime;
+  private readonly audio: ListenAudioInput;
+  private readonly renderer: FluxRenderer;
+  private readonly clock: ClockPort;
+  private readonly idleMs: number;
+  private settings: EndOfTurnSettings;
+  private keyterms: readonly string[];
+  private heardSinceTurnEnd = false;
+  private lastFrameAt: number;
+  private idleTimer: TimerHandle | null = null;
+
+  constructor(options: FluxConnectionOptions) {
+    const { config, flux, idleMs, ...runtimeOptions } = options;
+    this.clock = options.clock ?? systemClock;
+    this.idleMs = idleMs ?? LISTEN_IDLE_MS;
+    this.settings = flux.endOfTurn;
+    this.keyterms = flux.keyterms;
+    this.audio = new ListenAudioInput(flux.sampleRate);
+    this.renderer = new FluxRenderer(options.sessionId);
+    this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
+    this.runtime.handle({ type: 'start', config, implicit: true });
+    this.lastFrameAt = this.clock.now();
+    this.armIdle(this.idleMs);
+    void this.runtime.done.then(() => this.stopIdle());
+  }
+
+  /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
+  onMessage(frame: ClientFrame, isBinary: boolean): void {
+    this.lastFrameAt = this.clock.now();
+    const message = parseFluxFrame(frame, isBinary);
+    switch (message.kind) {
+      case 'audio': {
+        const pcm = this.audio.push(message.bytes);
+        if (pcm.length > 0) {
+          this.heardSinceTurnEnd = true;
+          this.runtime.handle({ type: 'append', audio: pcm });
+        }
+        return;
+      }
+      case 'configure':
+        return this.configure(message.thresholds, message.keyterms);
+      case 'configure_invalid':
+        return this.runtime.sendDialectFrame(this.renderer.configureFailure());
+      case 'force_end_turn':
+        // Nothing heard since the last end: there is no turn to end (a commit would be refused).
+        if (!this.heardSinceTurnEnd) return;
+        this.heardSinceTurnEnd = false;
+        return this.runtime.handle({ type: 'commit' });
+      case 'close_stream':
+        return this.runtime.handle({ type: 'close' });
+      case 'invalid':
+        this.runtime.sendDialectFrame(this.renderer.error('UNPARSABLE_CLIENT_MESSAGE', message.reason));
+        void this.runtime.end({ kind: 'invalid_input' });
+        return;
+    }
+  }
+
+  /** A client's close with 1000 is its end of the stream; anything else is a dropped connection. */
+  onClose(code: number): void {
+    this.stopIdle();
+    if (code === 1000) this.runtime.clientClosed();
+    else this.runtime.transportClosed();
+  }
+
+  private configure(thresholds: FluxThresholds, keyterms: readonly string[] | null): void {
+    let next: EndOfTurnSettings;
+    try {
+      next = checkedThresholds({
+        eotThreshold: thresholds.eot_threshold ?? this.settings.eotThreshold,
+        eagerEotThreshold: thresholds.eager_eot_threshold ?? this.settings.eagerEotThreshold,
+        eotTimeoutMs: thresholds.eot_timeout_ms ?? this.settings.eotTimeoutMs,
+      });
+    } catch {
+      return this.runtime.sendDialectFrame(this.renderer.configureFailure());
+    }
+    this.settings = next;
+    if (keyterms !== null) this.keyterms = keyterms;
+    this.runtime.handle({ type: 'turn_settings', settings: next });
+    this.runtime.sendDialectFrame(this.renderer.configureSuccess(next, this.keyterms));
+  }
+
+  /** One timer per socket, re-armed when it fires early, rather than one per frame. */
+  private armIdle(delayMs: number): void {
+    this.idleTimer = this.clock.setTimer(() => {
+      this.idleTimer = null;
+      const idle = this.clock.now() - this.lastFrameAt;
+      if (idle < this.idleMs) return this.armIdle(this.idleMs - idle);
+      void this.runtime.end({ kind: 'idle' });
+    }, delayMs);
+  }
+
+  private stopIdle(): void {
+    if (this.idleTimer !== null) this.clock.clearTimer(this.idleTimer);
+    this.idleTimer = null;
+  }
+}
