@@ -3,6 +3,7 @@
  * measured against in the same run and the target it is judged by. A case not listed here still gets
  * its headline and targets; a case that adds figures to its results adds an extractor here.
  */
+import { endOfTurnFigures, meterFigures, replicaFigures } from './figures-turns-and-replicas';
 import type { BenchReport } from './report';
 
 export interface FigureRow {
@@ -26,7 +27,7 @@ export interface CaseFigures {
 
 type Cell = number | string | boolean | null | undefined;
 // Results are JSON of the case's own shape; the extractors read them defensively.
-type Json = Record<string, any>;
+export type Json = Record<string, any>;
 
 const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> = {
   socket: socketFigures,
@@ -36,6 +37,9 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
   export: exportFigures,
   remote: remoteFigures,
   'socket-dialects': dialectFigures,
+  'end-of-turn': endOfTurnFigures,
+  meter: meterFigures,
+  replicas: replicaFigures,
 };
 
 /** What each case measures its figures against, side by side in the same run. */
@@ -44,6 +48,9 @@ export const BASELINES: Record<string, string> = {
   rest: 'a bare Fastify route doing one INSERT into the same PostgreSQL',
   remote: 'the same client talking to the fake engine directly, not through the gateway',
   'socket-dialects': 'the live dialect',
+  'end-of-turn': 'a fixed 500 ms silence',
+  meter: 'metering every 62 frames',
+  replicas: 'the same DELETE on the replica that holds the socket',
 };
 
 export function figuresOf(report: Partial<BenchReport>): CaseFigures {

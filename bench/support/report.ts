@@ -41,9 +41,12 @@ export function machineInfo(): MachineInfo {
     memory: round(totalmem() / 2 ** 30, 1),
     node: process.version,
     loadAverage: loadavg().map((value) => round(value, 2)),
-    ...gitState(),
+    ...gitAtStart,
   };
 }
+
+// Read when a case starts, not when it writes its report: the checkout may change during a long run.
+const gitAtStart = gitState();
 
 function gitState(): { commit: string | null; dirty: boolean } {
   const git = (...args: string[]) =>

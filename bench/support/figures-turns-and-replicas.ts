@@ -1,0 +1,83 @@
+/** docs/benchmarks.md figures of the end-of-turn, meter and replicas cases (see figures.ts). */
+import type { CaseFigures, Json } from './figures';
+
+export function endOfTurnFigures(r: Json, t: Json): CaseFigures {
+  const model = r.endOfTurn?.model ?? {};
+  const fixed = r.endOfTurn?.fixedSilence500 ?? {};
+  const eager = r.voiceToVoice?.eagerEndOfTurn ?? {};
+  const fixedV2v = r.voiceToVoice?.fixedSilence500 ?? {};
+  return {
+    rows: [
+      {
+        figure: 'end of turn p50, ms',
+        value: model.latencyMs?.p50,
+        baseline: fixed.latencyMs?.p50,
+        target: `≤ ${t.eotLatencyP50AtMostMs}`,
+      },
+      { figure: 'end of turn p95, ms', value: model.latencyMs?.p95, baseline: fixed.latencyMs?.p95 },
+      {
+        figure: 'false end of turn on pauses',
+        value: model.falseEndOnPauses,
+        baseline: fixed.falseEndOnPauses,
+        target: `≤ ${t.falseEndOnPausesAtMost}`,
+      },
+      {
+        figure: 'voice to voice p50, ms',
+        value: eager.p50,
+        baseline: fixedV2v.p50,
+        target: `≤ ${t.voiceToVoiceP50AtMostMs}`,
+      },
+      { figure: 'voice to voice p95, ms', value: eager.p95, baseline: fixedV2v.p95 },
+    ],
+    extra: [],
+  };
+}
+
+export function meterFigures(r: Json, t: Json): CaseFigures {
+  const by: Json[] = r.byInterval ?? [];
+  const every = (frames: number) => by.find((b) => b.frames === frames) ?? {};
+  return {
+    rows: [
+      {
+        figure: `share of a core for ${r.sessions} sessions, every 10 frames`,
+        value: every(10).cores,
+        baseline: every(62).cores,
+        target: `≤ ${t.coreShareEvery10Frames}`,
+      },
+      {
+        figure: 'CPU per batch (service + database), µs',
+        value: every(10).cpuPerBatchUs?.total,
+        baseline: every(62).cpuPerBatchUs?.total,
+      },
+    ],
+    extra: [],
+  };
+}
+
+export function replicaFigures(r: Json, t: Json): CaseFigures {
+  const d = r.deleteToCloseMs ?? {};
+  return {
+    rows: [
+      { figure: 'DELETE → close across replicas p50, ms', value: d.acrossReplicas?.p50, baseline: d.sameReplica?.p50 },
+      {
+        figure: 'DELETE → close across replicas p99, ms',
+        value: d.acrossReplicas?.p99,
+        baseline: d.sameReplica?.p99,
+        target: `< ${t.deleteAcrossReplicasP99Ms}`,
+      },
+      { figure: '50 at once, p99, ms', value: d.acrossReplicas50AtOnce?.p99 },
+      { figure: 'heartbeat only p50, ms', value: d.heartbeatOnly?.p50 },
+      {
+        figure: 'REST throughput with LISTEN/NOTIFY ÷ without',
+        value: r.listenNotifyCost?.restThroughputRatio,
+        target: t.listenNotifyRatioWithinNoise,
+      },
+      {
+        figure: 'socket throughput with LISTEN/NOTIFY ÷ without',
+        value: r.listenNotifyCost?.socketThroughputRatio,
+        target: t.listenNotifyRatioWithinNoise,
+      },
+    ],
+    extra: [],
+  };
+}
