@@ -167,16 +167,17 @@ async function run(url: string, apiKey: string | null, count: number, seconds: n
   const cpuBefore = cpuPid ? cpuSeconds(cpuPid) : null;
   const started = performance.now();
   const ticks = Math.round((seconds * 1000) / FRAME_MS);
+  // Each stream sends at its own phase of the frame period, as independent clients would (sending
+  // them all at once made a burst that measured the gateway's queue, not its added latency).
+  const slot = FRAME_MS / streams.length;
   for (let t = 0; t < ticks; t++) {
-    const slot = FRAME_MS / streams.length;
     for (let i = 0; i < streams.length; i++) {
+      const wait = started + t * FRAME_MS + i * slot - performance.now();
+      if (wait >= 1) await sleep(wait);
       streams[i].tick();
-      // Spread sends over the period, as independent clients would.
-      if (i % 50 === 49) await sleep(Math.max(0, slot * 50 - 1));
     }
-    const next = started + (t + 1) * FRAME_MS;
-    await sleep(Math.max(0, next - performance.now()));
   }
+  await sleep(Math.max(0, started + ticks * FRAME_MS - performance.now()));
   await sleep(500);
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuPid && cpuBefore !== null ? (cpuSeconds(cpuPid)! - cpuBefore) / elapsed : null;
