@@ -28,7 +28,6 @@ export type { SessionRuntimeOptions } from './runtime-options';
 
 const silentLogger: LoggerPort = { warn: () => undefined, error: () => undefined };
 const NO_OUTPUT = { framesSent: 0, framesDropped: 0, warnings: 0 };
-type EngineCall = 'commit' | 'clear' | 'interrupt' | 'prepareResponse' | 'discardPreparedResponse';
 
 export class SessionRuntime {
   readonly sessionId: string;
@@ -117,10 +116,7 @@ export class SessionRuntime {
 
   private readonly onEngineEvent = (event: EngineEvent): void => {
     this.run(this.machine.engineEvent(event));
-    if (event.type === 'error' && event.fatal === true && !this.streamBroken) {
-      this.streamBroken = true;
-      this.run(this.machine.close({ kind: 'engine_unavailable', message: event.message }));
-    }
+    if (event.type === 'error' && event.fatal) this.streamLost({ kind: 'engine_unavailable', message: event.message });
   };
 
   private run(effects: readonly Effect[]): void {
@@ -137,22 +133,17 @@ export class SessionRuntime {
       case 'schedule_expiry':
         return this.scheduleExpiry(effect.atMs);
       case 'engine_push':
-        if (this.stream !== null && !this.streamBroken) {
-          try {
-            this.stream.pushAudio(effect.frame);
-          } catch (error) {
-            this.engineFailed(error);
-          }
-        }
-        return;
+        return this.withStream((stream) => stream.pushAudio(effect.frame));
       case 'engine_commit':
+        return this.withStream((stream) => stream.commit());
       case 'engine_clear':
+        return this.withStream((stream) => stream.clear());
       case 'engine_interrupt':
-        return this.engineCall(effect.kind.slice('engine_'.length) as EngineCall);
+        return this.withStream((stream) => stream.interrupt());
       case 'engine_prepare':
-        return this.engineCall('prepareResponse', effect.transcript);
+        return this.withStream((stream) => stream.prepareResponse?.(effect.transcript));
       case 'engine_discard_prepared':
-        return this.engineCall('discardPreparedResponse');
+        return this.withStream((stream) => stream.discardPreparedResponse?.());
       case 'engine_close':
         this.engineClosed = this.closeStream();
         return;
@@ -277,9 +268,8 @@ export class SessionRuntime {
         await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock).catch(() => undefined);
       }
     } catch (error) {
-      this.streamBroken = true;
       this.log.error(`session ${this.sessionId}: reopening the engine failed: ${errorText(error)}`);
-      effects = this.machine.close({ kind: 'engine_failed', message: errorText(error) });
+      this.streamLost({ kind: 'engine_failed', message: errorText(error) });
     }
     this.run(effects);
     const held = this.held;
@@ -297,20 +287,27 @@ export class SessionRuntime {
     }, atMs - this.clock.now());
   }
 
-  private engineCall(method: EngineCall, transcript = ''): void {
+  /** Calls the engine stream while it is usable; a call that throws ends the session. */
+  private withStream(call: (stream: EngineStream) => void): void {
     if (this.stream === null || this.streamBroken) return;
     try {
-      this.stream[method]?.(transcript);
+      call(this.stream);
     } catch (error) {
       this.engineFailed(error);
     }
   }
 
   private engineFailed(error: unknown): void {
-    this.streamBroken = true;
     const message = errorText(error);
     this.log.error(`session ${this.sessionId}: engine stream failed: ${message}`);
-    this.run(this.machine.close({ kind: 'engine_failed', message }));
+    this.streamLost({ kind: 'engine_failed', message });
+  }
+
+  /** The engine stream is unusable (a call threw, or it reported a fatal error): the session ends. */
+  private streamLost(cause: CloseCause): void {
+    if (this.streamBroken) return;
+    this.streamBroken = true;
+    this.run(this.machine.close(cause));
   }
 
   private async closeStream(): Promise<void> {
