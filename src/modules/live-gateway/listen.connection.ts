@@ -7,7 +7,7 @@
  * idle_timeout) with 1011 NET-0001, as Deepgram does.
  */
 import type { WebSocket } from 'ws';
-import { systemClock, type ClockPort, type TimerHandle, type TransportPort } from '../../session-core/ports';
+import { systemClock, type TransportPort } from '../../session-core/ports';
 import type { SessionRuntimeOptions } from '../../session-core/runtime-options';
 import { SessionRuntime } from '../../session-core/session.runtime';
 import type { SessionConfig } from '../../session-core/session.types';
@@ -15,6 +15,7 @@ import { ListenAudioInput } from './listen.audio';
 import { parseListenFrame, type ListenFrame } from './listen.protocol';
 import type { ListenOptions } from './listen.query';
 import { ListenRenderer } from './listen.render';
+import { IdleWatch } from './compat/idle-watch';
 
 export const LISTEN_IDLE_MS = 10_000;
 
@@ -28,15 +29,10 @@ export class ListenConnection {
   readonly runtime: SessionRuntime;
   private readonly audio: ListenAudioInput;
   private readonly renderer: ListenRenderer;
-  private readonly clock: ClockPort;
-  private readonly idleMs: number;
-  private lastFrameAt: number;
-  private idleTimer: TimerHandle | null = null;
+  private readonly idle: IdleWatch;
 
   constructor(options: ListenConnectionOptions) {
     const { config, listen, idleMs, ...runtimeOptions } = options;
-    this.clock = options.clock ?? systemClock;
-    this.idleMs = idleMs ?? LISTEN_IDLE_MS;
     this.audio = new ListenAudioInput(listen.sampleRate);
     this.renderer = new ListenRenderer({
       requestId: options.sessionId,
@@ -47,14 +43,15 @@ export class ListenConnection {
     });
     this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
     this.runtime.handle({ type: 'start', config, implicit: true });
-    this.lastFrameAt = this.clock.now();
-    this.armIdle(this.idleMs);
-    void this.runtime.done.then(() => this.stopIdle());
+    this.idle = new IdleWatch(options.clock ?? systemClock, idleMs ?? LISTEN_IDLE_MS, () => {
+      void this.runtime.end({ kind: 'idle' });
+    });
+    void this.runtime.done.then(() => this.idle.stop());
   }
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
   onMessage(frame: ListenFrame, isBinary: boolean): void {
-    this.lastFrameAt = this.clock.now();
+    this.idle.frame();
     const message = parseListenFrame(frame, isBinary);
     switch (message.kind) {
       case 'audio': {
@@ -78,24 +75,9 @@ export class ListenConnection {
 
   /** A client's close with 1000 is its end of the stream; anything else is a dropped connection. */
   onClose(code: number): void {
-    this.stopIdle();
+    this.idle.stop();
     if (code === 1000) this.runtime.clientClosed();
     else this.runtime.transportClosed();
-  }
-
-  /** One timer per socket, re-armed when it fires early, rather than one per frame. */
-  private armIdle(delayMs: number): void {
-    this.idleTimer = this.clock.setTimer(() => {
-      this.idleTimer = null;
-      const idle = this.clock.now() - this.lastFrameAt;
-      if (idle < this.idleMs) return this.armIdle(this.idleMs - idle);
-      void this.runtime.end({ kind: 'idle' });
-    }, delayMs);
-  }
-
-  private stopIdle(): void {
-    if (this.idleTimer !== null) this.clock.clearTimer(this.idleTimer);
-    this.idleTimer = null;
   }
 }
 

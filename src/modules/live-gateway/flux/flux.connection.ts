@@ -7,7 +7,7 @@
  * Error, then close 1008. About 10 s without any frame ends the session as expired (idle_timeout).
  */
 import type { EndOfTurnSettings } from '../../../engines/engine.types';
-import { systemClock, type ClockPort, type TimerHandle } from '../../../session-core/ports';
+import { systemClock } from '../../../session-core/ports';
 import type { SessionRuntimeOptions } from '../../../session-core/runtime-options';
 import { SessionRuntime } from '../../../session-core/session.runtime';
 import type { SessionConfig } from '../../../session-core/session.types';
@@ -17,6 +17,7 @@ import { LISTEN_IDLE_MS } from '../listen.connection';
 import { parseFluxFrame, type FluxThresholds } from './flux.protocol';
 import { checkedThresholds, type FluxOptions } from './flux.query';
 import { FluxRenderer } from './flux.render';
+import { IdleWatch } from '../compat/idle-watch';
 
 export interface FluxConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -28,32 +29,28 @@ export class FluxConnection {
   readonly runtime: SessionRuntime;
   private readonly audio: ListenAudioInput;
   private readonly renderer: FluxRenderer;
-  private readonly clock: ClockPort;
-  private readonly idleMs: number;
   private settings: EndOfTurnSettings;
   private keyterms: readonly string[];
   private heardSinceTurnEnd = false;
-  private lastFrameAt: number;
-  private idleTimer: TimerHandle | null = null;
+  private readonly idle: IdleWatch;
 
   constructor(options: FluxConnectionOptions) {
     const { config, flux, idleMs, ...runtimeOptions } = options;
-    this.clock = options.clock ?? systemClock;
-    this.idleMs = idleMs ?? LISTEN_IDLE_MS;
     this.settings = flux.endOfTurn;
     this.keyterms = flux.keyterms;
     this.audio = new ListenAudioInput(flux.sampleRate);
     this.renderer = new FluxRenderer(options.sessionId);
     this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
     this.runtime.handle({ type: 'start', config, implicit: true });
-    this.lastFrameAt = this.clock.now();
-    this.armIdle(this.idleMs);
-    void this.runtime.done.then(() => this.stopIdle());
+    this.idle = new IdleWatch(options.clock ?? systemClock, idleMs ?? LISTEN_IDLE_MS, () => {
+      void this.runtime.end({ kind: 'idle' });
+    });
+    void this.runtime.done.then(() => this.idle.stop());
   }
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
   onMessage(frame: ClientFrame, isBinary: boolean): void {
-    this.lastFrameAt = this.clock.now();
+    this.idle.frame();
     const message = parseFluxFrame(frame, isBinary);
     switch (message.kind) {
       case 'audio': {
@@ -84,7 +81,7 @@ export class FluxConnection {
 
   /** A client's close with 1000 is its end of the stream; anything else is a dropped connection. */
   onClose(code: number): void {
-    this.stopIdle();
+    this.idle.stop();
     if (code === 1000) this.runtime.clientClosed();
     else this.runtime.transportClosed();
   }
@@ -104,20 +101,5 @@ export class FluxConnection {
     if (keyterms !== null) this.keyterms = keyterms;
     this.runtime.handle({ type: 'turn_settings', settings: next });
     this.runtime.sendDialectFrame(this.renderer.configureSuccess(next, this.keyterms));
-  }
-
-  /** One timer per socket, re-armed when it fires early, rather than one per frame. */
-  private armIdle(delayMs: number): void {
-    this.idleTimer = this.clock.setTimer(() => {
-      this.idleTimer = null;
-      const idle = this.clock.now() - this.lastFrameAt;
-      if (idle < this.idleMs) return this.armIdle(this.idleMs - idle);
-      void this.runtime.end({ kind: 'idle' });
-    }, delayMs);
-  }
-
-  private stopIdle(): void {
-    if (this.idleTimer !== null) this.clock.clearTimer(this.idleTimer);
-    this.idleTimer = null;
   }
 }
