@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
+import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { ProjectsService } from '../src/modules/projects/projects.service';
@@ -64,6 +65,7 @@ async function serve(url: string): Promise<void> {
     SPEECH_ENGINE: 'scripted',
     SESSION_REAPER_INTERVAL_SECONDS: '0',
   });
+  tuneHeapForStreaming(); // as main.ts does
   const app = await createApp({ config, database: new DatabaseLocation(url, null), logger: createRootLogger('warn') });
   await app.listen(0, '127.0.0.1');
   const { project, secret } = await app.get(ProjectsService).createProject('export bench');

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
+import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { ProjectsService } from '../src/modules/projects/projects.service';
@@ -56,6 +57,7 @@ async function measure(
     SPEECH_ENGINE: 'scripted',
     SESSION_REAPER_INTERVAL_SECONDS: '0',
   });
+  tuneHeapForStreaming(); // as main.ts does
   const app = await createApp({ config, database: new DatabaseLocation(url, null), logger: createRootLogger('warn') });
   const { project } = await app.get(ProjectsService).createProject(`meter bench ${frames}`);
   const prefix = `sess_m${frames}x`;

@@ -26,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
+import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { ProjectsService } from '../src/modules/projects/projects.service';
@@ -47,6 +48,7 @@ async function serveWorker(): Promise<void> {
 }
 
 async function serveGateway(databaseUrl: string, workerPort: string): Promise<void> {
+  tuneHeapForStreaming(); // as main.ts does: the gateway is measured as it runs in production
   const engines = {
     engines: {
       workers: {

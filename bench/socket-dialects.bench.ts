@@ -28,6 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
+import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { ProjectsService } from '../src/modules/projects/projects.service';
@@ -65,6 +66,7 @@ async function serve(url: string): Promise<void> {
     LOG_LEVEL: 'warn',
     SHUTDOWN_GRACE_SECONDS: '0',
   });
+  tuneHeapForStreaming(); // as main.ts does
   const app = await createApp({ config, database: new DatabaseLocation(url, null), logger: createRootLogger('warn') });
   await app.listen(0, '127.0.0.1');
   const { secret } = await app.get(ProjectsService).createProject('bench-dialects');
