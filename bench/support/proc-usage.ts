@@ -61,3 +61,17 @@ export function machineCpuSeconds(): { busy: number; total: number } {
     return { busy: 0, total: 0 };
   }
 }
+
+/**
+ * CPU time the hypervisor gave to other guests while this machine's CPUs wanted to run (the `steal`
+ * column of /proc/stat, all CPUs), in seconds; null where unreadable. On a virtual machine a stolen
+ * slice stalls every process on that CPU for milliseconds, which a latency tail shows.
+ */
+export function stealSeconds(): number | null {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+    return Number(cpu[8]) / clockTicks();
+  } catch {
+    return null;
+  }
+}
