@@ -245,6 +245,7 @@ function remoteFigures(r: Json, t: Json): CaseFigures {
       { figure: 'streams relayed', value: r.load?.relayed, target: `≥ ${t.streams}` },
       { figure: 'answered share', value: r.load?.answeredShare, target: `≥ ${t.answeredShare}` },
       { figure: 'gateway CPU per frame, µs', value: r.load?.cpuPerFrameUs },
+      { figure: 'CPU steal during the rounds, ms/s', value: r.latency?.stealMsPerSecond },
     ],
     extra: [],
   };
