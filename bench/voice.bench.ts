@@ -3,7 +3,8 @@
  * it: the service in this process, a client whose microphone streams without a break (flite speech
  * of the labelled turn set, turn-set.ts, at real-time pace in 80 ms chunks; silence between turns),
  * each turn spoken once the previous answer has been heard for a moment, so that it also barges in
- * on that answer (src/engines/embedded/testing/voice-to-voice.ts).
+ * on that answer, its speech starting at a different point of an input chunk each time
+ * (src/engines/embedded/testing/voice-to-voice.ts).
  *
  *   npm run build && node dist/bench/voice.bench.js [--quick]
  *
@@ -47,6 +48,8 @@ const BARGE_AFTER_MS = [230, 410, 560, 290, 470, 350, 620, 270];
 /** An answer not heard this long after the turn is a miss. */
 const ANSWER_WAIT_MS = 4000;
 const MODEL = 'vendor-voicechat';
+/** The microphone's chunk: turns start at different points of it. */
+const CHUNK_MS = 80;
 
 interface Service {
   baseUrl: string;
@@ -86,7 +89,7 @@ async function converse(
   const conversation = await Conversation.open(service.baseUrl, service.apiKey, turnDetection);
   const spoken: SpokenTurn[] = [];
   for (const [i, turn] of turns.entries()) {
-    const s = await conversation.say(turn);
+    const s = await conversation.say(turn, (i * 29) % CHUNK_MS);
     spoken.push(s);
     const heard = await conversation.next(
       (a) => a.type === 'session.output_audio.delta' && a.audible === true,
@@ -112,7 +115,7 @@ async function measure(
   return readTurns(run.spoken, run.conversation.arrivals, service.tap.marks(run.sessionId), fakes ?? null);
 }
 
-function summary(turns: VoiceTurn[]) {
+function summary({ turns, errors }: { turns: VoiceTurn[]; errors: string[] }) {
   const heard = turns.filter((t) => t.voiceToVoiceMs !== null);
   const parted = heard.filter((t) => t.parts !== null);
   const part = (key: keyof NonNullable<VoiceTurn['parts']>) => summarize(parted.map((t) => t.parts![key]));
@@ -121,6 +124,7 @@ function summary(turns: VoiceTurn[]) {
   return {
     voiceToVoiceMs: summarize(heard.map((t) => t.voiceToVoiceMs!)),
     unanswered: turns.length - heard.length,
+    errors,
     earlyAnswers: turns.reduce((n, t) => n + t.earlyAnswers, 0),
     preparedAnswers: turns.filter((t) => t.prepared).length,
     partsMs: {
@@ -140,11 +144,12 @@ function summary(turns: VoiceTurn[]) {
   };
 }
 
-function cascadeSummary(turns: VoiceTurn[]) {
+function cascadeSummary(run: { turns: VoiceTurn[]; errors: string[] }) {
+  const { turns } = run;
   const measured = turns.filter((t) => t.cascade !== null).map((t) => t.cascade!);
   const dist = (key: keyof (typeof measured)[number]) => tenths(measured.map((c) => c[key]));
   return {
-    ...summary(turns),
+    ...summary(run),
     gatewayShareMs: dist('gatewayShare'),
     gatewayPartsMs: {
       recognitionFinal: tenths(turns.filter((t) => t.cascade && t.parts).map((t) => t.parts!.recognitionFinal)),
@@ -227,14 +232,15 @@ async function main(): Promise<void> {
     const results = {
       turns: turns.length,
       voices: VOICES,
-      embedded: { defaults: summary(defaults.turns), fixedSilence500: summary(fixed.turns) },
-      cascade: cascadeSummary(cascade.turns),
+      embedded: { defaults: summary(defaults), fixedSilence500: summary(fixed) },
+      cascade: cascadeSummary(cascade),
       bargeIn: { embedded: bargeInSummary(defaults.bargeIns), cascade: bargeInSummary(cascade.bargeIns) },
       perTurn: defaults.turns.map((t, i) => ({
         id: t.id,
         voiceToVoiceMs: t.voiceToVoiceMs,
         parts: t.parts,
         prepared: t.prepared,
+        cascadeVoiceToVoiceMs: cascade.turns[i]?.voiceToVoiceMs ?? null,
         cascadeGatewayShareMs: cascade.turns[i]?.cascade?.gatewayShare ?? null,
       })),
       perBargeIn: defaults.bargeIns,

@@ -76,7 +76,7 @@ export function readTurns(
   arrivals: Arrival[],
   marks: TapMark[],
   fakes: Fakes | null,
-): { turns: VoiceTurn[]; bargeIns: BargeIn[] } {
+): { turns: VoiceTurn[]; bargeIns: BargeIn[]; errors: string[] } {
   const startedAt = new Map(arrivals.filter((a) => a.type === 'turn.response_started').map((a) => [a.itemId, a.at]));
   const answers: Array<string | null> = [];
   const turns = spoken.map((s) => {
@@ -93,7 +93,8 @@ export function readTurns(
     const b = readBargeIn(spoken[i], answer, arrivals, marks);
     if (b) bargeIns.push(b);
   }
-  return { turns, bargeIns };
+  const errors = [...new Set(arrivals.filter((a) => a.type === 'error').map((a) => a.error ?? ''))];
+  return { turns, bargeIns, errors };
 }
 
 function readTurn(

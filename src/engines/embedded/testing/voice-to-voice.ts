@@ -29,6 +29,8 @@ export interface Arrival {
   done?: boolean;
   /** turn.response_done: cut by barge-in. turn.speech_stopped: `endMs` is its end_ms. */
   interrupted?: boolean;
+  /** An error event's code and message. */
+  error?: string;
 }
 
 export interface SpokenTurn {
@@ -109,9 +111,12 @@ export class Conversation {
     return conversation;
   }
 
-  /** Speaks `turn` from the next chunk on; resolves once its last voiced sample has been sent. */
-  say(turn: LabelledTurn): Promise<SpokenTurn> {
-    const at = Math.max(this.sent, this.free);
+  /**
+   * Speaks `turn` from `offsetMs` into the next chunk on (where in a chunk speech starts decides how
+   * much of it the first speech chunk holds); resolves once its last voiced sample has been sent.
+   */
+  say(turn: LabelledTurn, offsetMs = 0): Promise<SpokenTurn> {
+    const at = Math.max(this.sent, this.free) + Math.round(offsetMs * SAMPLES_PER_MS);
     this.free = at + turn.pcm.length;
     return new Promise((resolve) => this.queue.push({ turn, at, speechSentAt: null, resolve }));
   }
@@ -190,6 +195,7 @@ interface WireEvent {
   done?: boolean;
   event?: { type: string; item_id?: string; end_ms?: number; interrupted?: boolean };
   session?: { id?: string };
+  error?: { code?: string; message?: string };
 }
 
 function arrivalOf(at: number, e: WireEvent): Arrival {
@@ -201,6 +207,7 @@ function arrivalOf(at: number, e: WireEvent): Arrival {
     const audible = rms(Buffer.from(e.delta ?? '', 'base64')) > AUDIBLE_RMS;
     return { at, type: e.type, itemId: e.item_id, startMs: e.start_ms, endMs: e.end_ms, audible };
   }
+  if (e.type === 'error') return { at, type: e.type, error: `${e.error?.code}: ${e.error?.message}` };
   return { at, type: e.type, itemId: e.item_id, done: e.done };
 }
 
