@@ -10,9 +10,7 @@
  *   (defaults, eager mode at 0.5) vs the `speech_final` result of `/v1/listen` with 500 ms endpointing.
  *   Target p50 ≤ 300 ms (Deepgram's figure for Flux is about 260 ms).
  * - False end of turn on mid-sentence pauses: share of paused turns ended inside their pause. Target ≤ 5%.
- * - Voicechat voice-to-voice: from the last voiced sample to the first audible answer frame, live
- *   sessions at the default settings (end-of-turn confidence, eager answers) vs `end_of_turn: null`
- *   (500 ms of silence). Target p50 ≤ 450 ms.
+ * Voicechat voice to voice (which this end of turn leads to) is the voice case's (bench/voice.bench.ts).
  *
  * The service runs in this process (Fastify, PostgreSQL or the embedded database, the embedded
  * engine); one session at a time, so that the benchmark does not load the machine it measures. Results: bench/results/end-of-turn.json.
@@ -22,36 +20,14 @@ import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
-import { summarize } from '../src/engines/embedded/testing/speech-timing';
 import { playTurns, scoreTurns, type TurnObservation } from '../src/engines/embedded/testing/turn-runner';
-import { buildTurnSet, type LabelledTurn } from '../src/engines/embedded/testing/turn-set';
-import { voiceToVoice, type VoiceToVoice } from '../src/engines/embedded/testing/voice-to-voice';
+import { buildTurnSet } from '../src/engines/embedded/testing/turn-set';
 import { ProjectsService } from '../src/modules/projects/projects.service';
 import { round, writeReport } from './support/report';
 import { createScratchDatabase } from './support/scratch-database';
 
 const quick = process.argv.includes('--quick');
-const TARGETS = { eotLatencyP50AtMostMs: 300, falseEndOnPausesAtMost: 0.05, voiceToVoiceP50AtMostMs: 450 };
-
-async function voiceToVoiceRuns(
-  baseUrl: string,
-  apiKey: string,
-  turns: LabelledTurn[],
-  endOfTurn: Record<string, unknown> | null,
-): Promise<VoiceToVoice[]> {
-  const out: VoiceToVoice[] = [];
-  for (const turn of turns) out.push(await voiceToVoice(baseUrl, apiKey, turn, endOfTurn));
-  return out;
-}
-
-function v2vSummary(runs: VoiceToVoice[]) {
-  const heard = runs.filter((r) => r.latencyMs !== null).map((r) => r.latencyMs!);
-  return {
-    ...summarize(heard),
-    unanswered: runs.length - heard.length,
-    earlyAnswers: runs.reduce((s, r) => s + r.earlyAnswers, 0),
-  };
-}
+const TARGETS = { eotLatencyP50AtMostMs: 300, falseEndOnPausesAtMost: 0.05 };
 
 async function main(): Promise<void> {
   const turns = await buildTurnSet({ voices: quick ? ['awb'] : ['awb', 'rms'] });
@@ -72,8 +48,7 @@ async function main(): Promise<void> {
   try {
     await app.listen(0, '127.0.0.1');
     const { secret: apiKey } = await app.get(ProjectsService).createProject('bench-end-of-turn');
-    const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    const ws = baseUrl.replace('http', 'ws');
+    const ws = `ws://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
     const pcm24 = 'encoding=linear16&sample_rate=24000';
 
     // Interleaved per half of the set, so that drift on a shared machine hits both sides alike.
@@ -93,14 +68,10 @@ async function main(): Promise<void> {
         ...(await playTurns(ws, apiKey, { kind: 'listen', query: `model=nova-3&${pcm24}&endpointing=500` }, half, 1)),
       );
     }
-    const complete = turns.filter((t) => t.pauses.length === 0);
-    const eager = await voiceToVoiceRuns(baseUrl, apiKey, complete, {});
-    const silence = await voiceToVoiceRuns(baseUrl, apiKey, complete, null);
 
     const results = {
       turns: turns.length,
       endOfTurn: { model: scoreTurns(model), fixedSilence500: scoreTurns(fixed) },
-      voiceToVoice: { eagerEndOfTurn: v2vSummary(eager), fixedSilence500: v2vSummary(silence) },
       perTurn: model.map((o, i) => ({
         id: o.turn.id,
         kind: o.turn.kind,
@@ -113,17 +84,12 @@ async function main(): Promise<void> {
       })),
     };
     const m = results.endOfTurn.model;
-    const v = results.voiceToVoice.eagerEndOfTurn;
     const met =
-      m.latencyMs.p50 <= TARGETS.eotLatencyP50AtMostMs &&
-      m.falseEndOnPauses <= TARGETS.falseEndOnPausesAtMost &&
-      v.p50 <= TARGETS.voiceToVoiceP50AtMostMs;
+      m.latencyMs.p50 <= TARGETS.eotLatencyP50AtMostMs && m.falseEndOnPauses <= TARGETS.falseEndOnPausesAtMost;
     const f = results.endOfTurn.fixedSilence500;
-    const s = results.voiceToVoice.fixedSilence500;
     const headline =
       `EOT p50 ${m.latencyMs.p50} / p95 ${m.latencyMs.p95} ms (fixed 500 ms: ${f.latencyMs.p50} / ${f.latencyMs.p95}); ` +
-      `false EOT on pauses ${round(m.falseEndOnPauses * 100, 1)}% (fixed ${round(f.falseEndOnPauses * 100, 1)}%); ` +
-      `voice-to-voice p50 ${v.p50} ms (fixed ${s.p50})`;
+      `false EOT on pauses ${round(m.falseEndOnPauses * 100, 1)}% (fixed ${round(f.falseEndOnPauses * 100, 1)}%)`;
     const path = writeReport({ name: 'end-of-turn', headline, results, targets: TARGETS, met });
     process.stdout.write(`end-of-turn bench → ${path}\n  ${headline}\n`);
   } finally {

@@ -4,8 +4,6 @@ import type { CaseFigures, Json } from './figures';
 export function endOfTurnFigures(r: Json, t: Json): CaseFigures {
   const model = r.endOfTurn?.model ?? {};
   const fixed = r.endOfTurn?.fixedSilence500 ?? {};
-  const eager = r.voiceToVoice?.eagerEndOfTurn ?? {};
-  const fixedV2v = r.voiceToVoice?.fixedSilence500 ?? {};
   return {
     rows: [
       {
@@ -21,13 +19,6 @@ export function endOfTurnFigures(r: Json, t: Json): CaseFigures {
         baseline: fixed.falseEndOnPauses,
         target: `≤ ${t.falseEndOnPausesAtMost}`,
       },
-      {
-        figure: 'voice to voice p50, ms',
-        value: eager.p50,
-        baseline: fixedV2v.p50,
-        target: `≤ ${t.voiceToVoiceP50AtMostMs}`,
-      },
-      { figure: 'voice to voice p95, ms', value: eager.p95, baseline: fixedV2v.p95 },
     ],
     extra: [],
   };

@@ -4,6 +4,7 @@
  * its headline and targets; a case that adds figures to its results adds an extractor here.
  */
 import { endOfTurnFigures, meterFigures, replicaFigures } from './figures-turns-and-replicas';
+import { voiceFigures } from './figures-voice';
 import type { BenchReport } from './report';
 
 export interface FigureRow {
@@ -40,6 +41,7 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
   'end-of-turn': endOfTurnFigures,
   meter: meterFigures,
   replicas: replicaFigures,
+  voice: voiceFigures,
 };
 
 /** What each case measures its figures against, side by side in the same run. */
@@ -51,6 +53,7 @@ export const BASELINES: Record<string, string> = {
   'end-of-turn': 'a fixed 500 ms silence',
   meter: 'metering every 62 frames',
   replicas: 'the same DELETE on the replica that holds the socket',
+  voice: 'the embedded engine ending turns on a fixed 500 ms of silence (`end_of_turn: null`)',
 };
 
 export function figuresOf(report: Partial<BenchReport>): CaseFigures {

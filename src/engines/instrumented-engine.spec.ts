@@ -94,4 +94,27 @@ describe('instrumentEngine', () => {
     expect(text).toContain('continuum_time_to_first_partial_seconds_sum{model="vendor-voicechat"} 0.5');
     expect(text).toContain('continuum_time_to_final_seconds_sum{model="vendor-voicechat"} 0.2');
   });
+
+  it("passes an eager answer's preparation through to an engine that has it, and adds none to one that does not", async () => {
+    const metrics = new SessionMetrics(new Registry());
+    const calls: string[] = [];
+    const fake = fakeEngine();
+    const open = fake.engine.open;
+    const preparing: SpeechEngine = {
+      ...fake.engine,
+      open: async (config, sink) => ({
+        ...(await open(config, sink)),
+        prepareResponse: (transcript) => void calls.push(`prepare ${transcript}`),
+        discardPreparedResponse: () => void calls.push('discard'),
+      }),
+    };
+    const stream = await instrumentEngine(preparing, metrics).open(CONFIG, () => undefined);
+    stream.prepareResponse?.('what time is it');
+    stream.discardPreparedResponse?.();
+    expect(calls).toEqual(['prepare what time is it', 'discard']);
+
+    const plain = await instrumentEngine(fakeEngine().engine, metrics, 'plain').open(CONFIG, () => undefined);
+    expect(plain.prepareResponse).toBeUndefined();
+    expect(plain.discardPreparedResponse).toBeUndefined();
+  });
 });

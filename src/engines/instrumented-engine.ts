@@ -36,7 +36,7 @@ export function instrumentEngine(
         utterance.observe(event);
         sink(event);
       });
-      return {
+      const measured: EngineStream = {
         pushAudio: (frame) => {
           utterance.audio(frame);
           stream.pushAudio(frame);
@@ -49,6 +49,10 @@ export function instrumentEngine(
         interrupt: () => stream.interrupt(),
         close: () => stream.close(),
       };
+      // Optional methods stay optional: the session calls them only where the engine has them.
+      if (stream.prepareResponse) measured.prepareResponse = (transcript) => stream.prepareResponse!(transcript);
+      if (stream.discardPreparedResponse) measured.discardPreparedResponse = () => stream.discardPreparedResponse!();
+      return measured;
     },
   };
 }

@@ -19,6 +19,9 @@ export interface RecordedRequest {
   receivedAt: number;
   /** performance.now() when the client closed the request early. */
   abortedAt: number | null;
+  /** performance.now() of the answer's first and latest body writes (the fake's own time ends there). */
+  firstWriteAt: number | null;
+  lastWriteAt: number | null;
 }
 
 export type Handler = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
@@ -60,8 +63,11 @@ export class RecordingServer {
           completed: false,
           receivedAt: performance.now(),
           abortedAt: null,
+          firstWriteAt: null,
+          lastWriteAt: null,
         };
         self!.requests.push(recorded);
+        stampWrites(res, recorded);
         res.on('finish', () => {
           recorded.completed = true;
           self!.wake();
@@ -109,6 +115,23 @@ export class RecordingServer {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+function stampWrites(res: ServerResponse, recorded: RecordedRequest): void {
+  const stamp = () => {
+    recorded.lastWriteAt = performance.now();
+    recorded.firstWriteAt ??= recorded.lastWriteAt;
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.write = ((...args: unknown[]) => {
+    stamp();
+    return write(...args);
+  }) as ServerResponse['write'];
+  res.end = ((...args: unknown[]) => {
+    if (typeof args[0] !== 'function' && args[0] !== undefined) stamp();
+    return end(...args);
+  }) as ServerResponse['end'];
 }
 
 /** Resolves after `ms`, or at once when the response closed (the client went away). */

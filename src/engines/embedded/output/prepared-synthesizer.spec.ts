@@ -51,4 +51,18 @@ describe('withoutLeadingSilence', () => {
     const silent = { pcm: new Int16Array(100), sampleRate: 24_000, words: [] };
     expect(withoutLeadingSilence(silent)).toBe(silent);
   });
+
+  it('counts low-level noise before the voice as silence, even with samples above the silence level in it', () => {
+    const pcm = new Int16Array(24_000);
+    // 150 ms of noise at RMS ~50 (a sample of 150 now and then, as flite leaves), then the voice.
+    for (let i = 0; i < 3600; i++) pcm[i] = i % 100 === 0 ? 150 : i % 2 ? 50 : -50;
+    pcm.fill(6000, 3600);
+    const trimmed = withoutLeadingSilence({
+      pcm,
+      sampleRate: 24_000,
+      words: [{ text: 'hi', startMs: 150, endMs: 600 }],
+    });
+    expect(trimmed.pcm.length).toBe(24_000 - 3600 + 480);
+    expect(trimmed.words).toEqual([{ text: 'hi', startMs: 20, endMs: 470 }]);
+  });
 });

@@ -16,16 +16,21 @@ export interface Synthesizer {
 
 /** Silence kept before the first sound of a response. */
 const LEAD_IN_MS = 20;
-/** Samples below this magnitude are silence (flite's output is either 0 or far louder). */
-const SILENT = 100;
+/** A 10 ms window quieter than this (RMS) is silence whatever the sentence's level. */
+const SILENT_RMS = 100;
+/**
+ * Below the sentence's loudest 10 ms window by this much, a window before its first sound is
+ * silence: flite's "silence" is not always zero, and a lone sample above SILENT_RMS in low-level
+ * noise (RMS 30–90) used to count as the start, leaving up to 150 ms of quiet before the voice.
+ */
+const SILENCE_BELOW_PEAK_DB = -35;
 
 /**
  * flite starts every utterance with 150–180 ms of silence: dead air before an answer that the user
  * waits through. The first sentence of a response starts LEAD_IN_MS before its first sound.
  */
 export function withoutLeadingSilence(speech: SynthesizedSpeech): SynthesizedSpeech {
-  let first = 0;
-  while (first < speech.pcm.length && Math.abs(speech.pcm[first]) < SILENT) first++;
+  const first = firstSound(speech.pcm, speech.sampleRate);
   const cut = Math.max(0, first - Math.round((LEAD_IN_MS * speech.sampleRate) / 1000));
   if (cut === 0 || first === speech.pcm.length) return speech;
   const cutMs = (cut * 1000) / speech.sampleRate;
@@ -38,6 +43,21 @@ export function withoutLeadingSilence(speech: SynthesizedSpeech): SynthesizedSpe
       endMs: Math.max(0, w.endMs - cutMs),
     })),
   };
+}
+
+/** Start of the first 10 ms window loud enough to be sound; pcm.length when none is. */
+function firstSound(pcm: Int16Array, sampleRate: number): number {
+  const window = Math.round(sampleRate / 100);
+  const levels: number[] = [];
+  for (let start = 0; start < pcm.length; start += window) {
+    const end = Math.min(pcm.length, start + window);
+    let sum = 0;
+    for (let i = start; i < end; i++) sum += pcm[i] * pcm[i];
+    levels.push(sum / (end - start));
+  }
+  const floor = Math.max(SILENT_RMS ** 2, Math.max(0, ...levels) * 10 ** (SILENCE_BELOW_PEAK_DB / 10));
+  const index = levels.findIndex((level) => level >= floor);
+  return index < 0 ? pcm.length : index * window;
 }
 
 /** The pieces a response is synthesised in: the first plays while the next is synthesised. */

@@ -25,6 +25,8 @@ export interface LabelledTurn {
   pauseMs: number;
   /** pcm16 24 kHz: lead silence, the turn, trailing silence. */
   pcm: Int16Array;
+  /** Where the first voiced sample is, in ms of `pcm`. */
+  speechStartMs: number;
   /** Where the last voiced sample is, in ms of `pcm`. */
   speechEndMs: number;
   /** Mid-turn pauses, in ms of `pcm` (a turn that ends inside one was ended too early). */
@@ -112,6 +114,7 @@ function assemble(
     text: spec.parts.join(' '),
     pauseMs,
     pcm: concatAudio(audio),
+    speechStartMs: LEAD_MS,
     speechEndMs: ms,
     pauses,
   };

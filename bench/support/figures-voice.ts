@@ -1,0 +1,74 @@
+/** docs/benchmarks.md figures of the voice case (see figures.ts). */
+import type { CaseFigures, Json } from './figures';
+
+export function voiceFigures(r: Json, t: Json): CaseFigures {
+  const defaults = r.embedded?.defaults ?? {};
+  const fixed = r.embedded?.fixedSilence500 ?? {};
+  const cascade = r.cascade ?? {};
+  const barge = r.bargeIn?.embedded ?? {};
+  const v2v = defaults.voiceToVoiceMs ?? {};
+  const parts: Json = defaults.partsMs ?? {};
+  const fixedParts: Json = fixed.partsMs ?? {};
+  const gateway: Json = cascade.gatewayPartsMs ?? {};
+  return {
+    rows: [
+      {
+        figure: `voice to voice p50, ms (${v2v.n ?? '—'} turns)`,
+        value: v2v.p50,
+        baseline: fixed.voiceToVoiceMs?.p50,
+        target: `≤ ${t.voiceToVoiceP50AtMostMs}`,
+      },
+      { figure: 'voice to voice p95, ms', value: v2v.p95, baseline: fixed.voiceToVoiceMs?.p95 },
+      { figure: 'answers prepared on an eager end of turn', value: defaults.preparedAnswers },
+      {
+        figure: 'cascade: gateway share p50, ms',
+        value: cascade.gatewayShareMs?.p50,
+        target: `≤ ${t.cascadeGatewayShareP50AtMostMs}`,
+      },
+      { figure: 'cascade: gateway share p95, ms', value: cascade.gatewayShareMs?.p95 },
+      { figure: 'cascade: voice to voice p50, ms', value: cascade.voiceToVoiceMs?.p50 },
+      {
+        figure: `barge-in p95, ms (${barge.latencyMs?.n ?? '—'} barge-ins)`,
+        value: barge.latencyMs?.p95,
+        target: `≤ ${t.bargeInP95AtMostMs}`,
+      },
+      { figure: 'barge-in p50, ms', value: barge.latencyMs?.p50 },
+      { figure: 'barge-in: speech onset confirmed p50 / p95, ms', value: pair(barge.onsetMs) },
+      { figure: 'barge-in: answer audio the client still held p95, ms', value: barge.heldAtClientMs?.p95 },
+    ],
+    extra: [
+      {
+        title: 'Voice to voice by part, embedded engine, p50 / p95 ms (baseline: fixed 500 ms silence)',
+        columns: ['part', 'defaults', 'baseline'],
+        rows: [
+          ['end of turn', pair(parts.endOfTurn), pair(fixedParts.endOfTurn)],
+          ['recognition final', pair(parts.recognitionFinal), pair(fixedParts.recognitionFinal)],
+          ['answer (text)', pair(parts.answer), pair(fixedParts.answer)],
+          ['synthesis, first chunk', pair(parts.synthesis), pair(fixedParts.synthesis)],
+          ['transport', pair(parts.transport), pair(fixedParts.transport)],
+          ['quiet lead-in', pair(parts.leadIn), pair(fixedParts.leadIn)],
+        ],
+      },
+      {
+        title: "Cascade gateway's share by part, p50 / p95 ms (fake chat and speech servers answering at once)",
+        columns: ['part', 'ms'],
+        rows: [
+          ['recognition final', pair(gateway.recognitionFinal)],
+          ['final → chat request at the fake', pair(gateway.toChat)],
+          ['chat answer → speech request at the fake', pair(gateway.toSpeech)],
+          ['first speech bytes → first output chunk', pair(gateway.toAudio)],
+          ['transport', pair(gateway.transport)],
+          ['quiet lead-in', pair(gateway.leadIn)],
+          [
+            "the fakes' own time (chat / speech), p50",
+            `${cascade.fakesMs?.chat?.p50} / ${cascade.fakesMs?.speech?.p50}`,
+          ],
+        ],
+      },
+    ],
+  };
+}
+
+function pair(d: Json | undefined): string | null {
+  return d && d.p50 !== undefined && d.p50 !== null ? `${d.p50} / ${d.p95}` : null;
+}
