@@ -33,6 +33,7 @@ import fastify from 'fastify';
 import { Pool } from 'pg';
 import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
+import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { ProjectsService } from '../src/modules/projects/projects.service';
@@ -107,6 +108,7 @@ const arg = (name: string, fallback: number) => {
 // ---- child side: one server, announced to the parent over IPC ------------------------------------
 
 async function serveService(url: string, spec: ServiceScenarioSpec, connections: number): Promise<Ready> {
+  tuneHeapForStreaming(); // as main.ts does: the service runs as production runs it
   const config = new AppConfig({
     DATABASE_URL: url,
     DATABASE_POOL_SIZE: String(POOL_SIZE),
