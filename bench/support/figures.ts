@@ -152,6 +152,20 @@ function restFigures(r: Json, t: Json): CaseFigures {
       target: `< ${t.serviceP99BelowMs}`,
     },
   ];
+  if (s.service?.cpuUsPerRequest) {
+    rows.push(
+      {
+        figure: 'server CPU per request, µs',
+        value: s.service.cpuUsPerRequest.server,
+        baseline: s.baseline?.cpuUsPerRequest?.server,
+      },
+      {
+        figure: 'database CPU per request, µs',
+        value: s.service.cpuUsPerRequest.database,
+        baseline: s.baseline?.cpuUsPerRequest?.database,
+      },
+    );
+  }
   for (const [key, label] of [
     ['serviceBusyTenants', 'busy tenants'],
     ['serviceOneKey', 'one key'],

@@ -20,6 +20,15 @@ const isFreeFormMap = (dto: unknown, property: string): boolean =>
 
 const isReservedKey = (key: string): boolean => key in Object.prototype;
 
+/** Whether `value` holds a reserved key at any depth. */
+export function hasReservedKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasReservedKey);
+  return Object.keys(value).some(
+    (key) => isReservedKey(key) || hasReservedKey((value as Record<string, unknown>)[key]),
+  );
+}
+
 /** A copy without the reserved keys, at any depth, so that the rest is still validated in full. */
 export function withoutReservedKeys(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
