@@ -18,6 +18,7 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
+import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { playTurns, scoreTurns, type TurnObservation } from '../src/engines/embedded/testing/turn-runner';
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
     LOG_LEVEL: 'warn',
   });
+  tuneHeapForStreaming(); // as main.ts does
   const app = await createApp({
     config,
     database: new DatabaseLocation(database.url, null),

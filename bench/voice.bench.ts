@@ -24,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/app.setup';
 import { createRootLogger } from '../src/common/logging/logger';
+import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
 import { DatabaseLocation } from '../src/database/database.module';
 import { startFakeChatServer } from '../src/engines/cascade/testing/fake-chat-server';
@@ -68,6 +69,7 @@ async function startService(database: ScratchDatabase, env: Record<string, strin
     LOG_LEVEL: 'warn',
     ...env,
   });
+  tuneHeapForStreaming(); // as main.ts does
   const app: NestFastifyApplication = await createApp({
     config,
     database: new DatabaseLocation(database.url, null),
