@@ -26,16 +26,6 @@ export interface DecoderResult {
   frames: number;
   /** Present when asked for. */
   segments?: DecoderSegment[];
-  /**
-   * With a `stepSamples` to process(): the hypothesis after every `stepSamples` of the batch
-   * (`samples` from the batch's start), the batch's end excluded (that is `hyp` itself).
-   */
-  steps?: DecoderStep[];
-}
-
-export interface DecoderStep {
-  samples: number;
-  hyp: string;
 }
 
 /** pocketsphinx command-line options without the leading dash, e.g. `{ samprate: 24000 }`. */
@@ -63,7 +53,7 @@ export const FRAMES_PER_SECOND = 100;
 interface NativeDecoder {
   init(args: string[]): Promise<void>;
   startUtt(): Promise<void>;
-  process(pcm: Int16Array, withSegments: boolean, stepSamples?: number): Promise<DecoderResult>;
+  process(pcm: Int16Array, withSegments: boolean): Promise<DecoderResult>;
   endUtt(withSegments: boolean): Promise<DecoderResult>;
   free(): Promise<void>;
 }
@@ -124,12 +114,9 @@ export class PocketsphinxDecoder {
     return this.enqueue(() => this.native.startUtt());
   }
 
-  /**
-   * Decodes pcm16 mono at the decoder's `-samprate`; resolves with the partial hypothesis, and with
-   * `stepSamples` > 0 also the hypotheses along the way (`steps`).
-   */
-  process(pcm: Int16Array, withSegments = false, stepSamples = 0): Promise<DecoderResult> {
-    return this.enqueue(() => this.native.process(pcm, withSegments, stepSamples));
+  /** Decodes pcm16 mono at the decoder's `-samprate`; resolves with the partial hypothesis. */
+  process(pcm: Int16Array, withSegments = false): Promise<DecoderResult> {
+    return this.enqueue(() => this.native.process(pcm, withSegments));
   }
 
   /** Finishes the utterance; resolves with the final hypothesis. */

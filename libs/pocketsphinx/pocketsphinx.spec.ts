@@ -50,28 +50,6 @@ describe('pocketsphinx addon', () => {
     });
   });
 
-  it('reports the hypothesis along a batch in steps, as separate calls would', async () => {
-    await decoder.startUtt();
-    const oneByOne: string[] = [];
-    for (let i = 1600; i < audio.length; i += 1600)
-      oneByOne.push((await decoder.process(audio.subarray(i - 1600, i))).hyp);
-    await decoder.endUtt();
-
-    await decoder.startUtt();
-    const batch = await decoder.process(audio, true, 1600);
-    const final = await decoder.endUtt();
-    const steps = batch.steps ?? [];
-    expect(steps.map((s) => s.samples)).toEqual(oneByOne.map((_, k) => (k + 1) * 1600));
-    expect(steps.map((s) => s.hyp)).toEqual(oneByOne);
-    expect(steps.some((s) => s.hyp.startsWith('go forward'))).toBe(true);
-    expect(batch.hyp).toBe('go forward ten meters');
-    expect(final.hyp).toBe('go forward ten meters');
-    // Without a step, no steps.
-    await decoder.startUtt();
-    expect((await decoder.process(audio)).steps).toBeUndefined();
-    await decoder.endUtt();
-  });
-
   it('starts every utterance at frame 0 (the library itself keeps counting)', async () => {
     for (let round = 0; round < 2; round++) {
       await decoder.startUtt();

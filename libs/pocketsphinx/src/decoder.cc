@@ -65,16 +65,6 @@ Napi::Object HypothesisToJs(Napi::Env env, const Hypothesis& hyp) {
     }
     result.Set("segments", words);
   }
-  if (!hyp.steps.empty()) {
-    Napi::Array steps = Napi::Array::New(env, hyp.steps.size());
-    for (size_t i = 0; i < hyp.steps.size(); ++i) {
-      Napi::Object step = Napi::Object::New(env);
-      step.Set("samples", static_cast<double>(hyp.steps[i].samples));
-      step.Set("hyp", hyp.steps[i].text);
-      steps.Set(static_cast<uint32_t>(i), step);
-    }
-    result.Set("steps", steps);
-  }
   return result;
 }
 
@@ -131,11 +121,6 @@ Napi::Value Decoder::Process(const Napi::CallbackInfo& info) {
   // Copied so the caller may reuse its buffer while the job runs on another thread.
   input.samples.assign(pcm.Data(), pcm.Data() + pcm.ElementLength());
   input.withSegments = ReadFlag(info, 1);
-  if (info.Length() > 2 && info[2].IsNumber()) {
-    const int64_t step = info[2].As<Napi::Number>().Int64Value();
-    if (step < 0) return Reject(info.Env(), "process: stepSamples must not be negative");
-    input.stepSamples = static_cast<size_t>(step);
-  }
   return RunJob(info.Env(), this, Value(), Job::Process, std::move(input));
 }
 

@@ -18,19 +18,12 @@ struct Segment {
   double posterior;
 };
 
-// The hypothesis after part of a process() call's audio: `samples` of it from the call's start.
-struct Step {
-  size_t samples;
-  std::string text;
-};
-
 struct Hypothesis {
   std::string text;
   bool inSpeech = false;
   int frames = 0;
   bool hasSegments = false;
   std::vector<Segment> segments;
-  std::vector<Step> steps;
 };
 
 // State shared between the wrapper and its workers. The mutex guards against two workers touching
@@ -62,7 +55,7 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
   DecoderState state_;
 };
 
-// Converts a hypothesis to { hyp, inSpeech, frames, segments?, steps? } for JavaScript.
+// Converts a hypothesis to { hyp, inSpeech, frames, words? } for JavaScript.
 Napi::Object HypothesisToJs(Napi::Env env, const Hypothesis& hyp);
 
 }  // namespace psnode

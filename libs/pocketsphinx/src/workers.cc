@@ -1,6 +1,5 @@
 #include "workers.h"
 
-#include <algorithm>
 #include <utility>
 
 namespace psnode {
@@ -78,26 +77,11 @@ class JobWorker : public Napi::AsyncWorker {
   void DoProcess() {
     if (!RequireDecoder()) return;
     if (!state_.inUtterance) return SetError("process() called outside an utterance");
-    // A batch of audio is searched in steps when asked, so the caller learns when each word of the
-    // hypothesis appeared, not just what the hypothesis is at the batch's end (ps_process_raw
-    // searches frame by frame either way; feeding it in pieces gives the same result).
-    const size_t total = input_.samples.size();
-    const size_t step = input_.stepSamples > 0 ? input_.stepSamples : total;
-    std::vector<Step> steps;
-    for (size_t offset = 0; offset < total;) {
-      const size_t count = std::min(step, total - offset);
-      if (ps_process_raw(state_.ps, input_.samples.data() + offset, count, FALSE, FALSE) < 0) {
-        return SetError("ps_process_raw failed");
-      }
-      offset += count;
-      if (offset < total) {
-        int32 score = 0;
-        const char* text = ps_get_hyp(state_.ps, &score);
-        steps.push_back(Step{offset, text != nullptr ? text : ""});
-      }
+    if (!input_.samples.empty() &&
+        ps_process_raw(state_.ps, input_.samples.data(), input_.samples.size(), FALSE, FALSE) < 0) {
+      return SetError("ps_process_raw failed");
     }
     result_ = state_.Read(input_.withSegments);
-    result_.steps = std::move(steps);
   }
 
   void DoEndUtt() {

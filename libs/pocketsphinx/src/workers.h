@@ -16,7 +16,6 @@ struct JobInput {
   std::vector<std::string> args;  // Init: "-name", "value" pairs for cmd_ln_parse_r
   std::vector<int16_t> samples;   // Process: pcm16 mono at the decoder's sample rate
   bool withSegments = false;      // Process/EndUtt: also return word segments
-  size_t stepSamples = 0;         // Process: also return the hypothesis after every this many samples
 };
 
 // Queues `job` for `owner` and returns the promise that settles when it is done.

@@ -18,8 +18,6 @@ import { TurnDetector, TurnSignal } from './turn-detector';
 const SAMPLES_PER_MS = 24;
 /** One VAD frame: partial results can change every 32 ms, and the stability timer needs that resolution. */
 const MIN_BATCH_MS = 32;
-/** One decoder frame: how finely the stabiliser learns when a partial word appeared. */
-const HYPOTHESIS_STEP_MS = 10;
 /** Silence that closes a recogniser utterance when the session ends turns (see reportProgress). */
 const SESSION_TURNS_SPLIT_PAUSE_MS = 160;
 
@@ -105,7 +103,6 @@ export class Listener {
         settledMs: options.settledMs,
         maxBatchSamples: options.maxBatchMs * SAMPLES_PER_MS,
         minBatchSamples: MIN_BATCH_MS * SAMPLES_PER_MS,
-        stepSamples: HYPOTHESIS_STEP_MS * SAMPLES_PER_MS,
       },
       (words) => this.onStableWords(words),
       (error) => events.error(error),

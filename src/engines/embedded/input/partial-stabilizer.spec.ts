@@ -64,33 +64,3 @@ describe('PartialStabilizer with a shorter time for words the decoder has moved 
     expect(words(s.update(hyp('the quick'), 214))).toBe('the');
   });
 });
-
-describe('PartialStabilizer fed the hypotheses along a batch', () => {
-  it('times a word from where it appeared inside the batch', () => {
-    const s = new PartialStabilizer(160);
-    // One 400 ms batch (a confirmed onset's backlog): "the" appeared 250 ms before its end.
-    s.observe(['that'], 100);
-    s.observe(['the'], 150);
-    s.observe(['the', 'co'], 350);
-    expect(words(s.update(hyp('the coup'), 400))).toBe('the');
-    // Seen only at the batch's end, the same word would still wait.
-    const late = new PartialStabilizer(160);
-    expect(words(late.update(hyp('the coup'), 400))).toBe('');
-  });
-
-  it('restarts the clock when the hypothesis changed inside the batch, even if its end looks the same', () => {
-    const s = new PartialStabilizer(160);
-    s.update(hyp('what'), 100);
-    s.observe(['why'], 200);
-    s.observe(['what'], 240);
-    expect(words(s.update(hyp('what time'), 300))).toBe(''); // "what" since 240, not 100
-    expect(words(s.update(hyp('what time'), 400))).toBe('what');
-  });
-
-  it('sends nothing from observe() alone', () => {
-    const s = new PartialStabilizer(0);
-    s.observe(['hello', 'there'], 100);
-    expect(s.sentCount).toBe(0);
-    expect(s.latest).toEqual(['hello', 'there']);
-  });
-});

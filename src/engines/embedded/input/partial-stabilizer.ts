@@ -10,9 +10,7 @@
  * Words are matched by position: if pocketsphinx later revises a word already sent, the following
  * words still continue from the sent count, and the utterance's final `transcript` (from the
  * decoder's best path) is authoritative. Time is audio time, so the result does not depend on how
- * fast audio is fed. The decoder also reports its hypothesis along each batch (observe()), so a
- * word's time starts where it appeared, not at the end of the batch it was first seen in: a batch
- * is 80 ms of audio in real time, and the whole backlog since the onset when speech is confirmed.
+ * fast audio is fed.
  */
 export interface TimedWord {
   word: string;
@@ -43,26 +41,15 @@ export class PartialStabilizer {
     return this.sent;
   }
 
-  /**
-   * Takes a hypothesis the decoder had after `audioMs` of audio, on its way through a batch whose
-   * end comes to update(): it tells when words appeared, and sends nothing (it has no word times).
-   */
-  observe(words: readonly string[], audioMs: number): void {
+  /** Takes the hypothesis after `audioMs` of audio; returns the words that became stable. */
+  update(words: TimedWord[], audioMs: number): TimedWord[] {
     let common = 0;
-    while (common < words.length && common < this.previous.length && words[common] === this.previous[common]) {
+    while (common < words.length && common < this.previous.length && words[common].word === this.previous[common]) {
       common++;
     }
     this.since = this.since.slice(0, common);
     for (let i = common; i < words.length; i++) this.since.push(audioMs);
-    this.previous = [...words];
-  }
-
-  /** Takes the hypothesis after `audioMs` of audio; returns the words that became stable. */
-  update(words: TimedWord[], audioMs: number): TimedWord[] {
-    this.observe(
-      words.map((w) => w.word),
-      audioMs,
-    );
+    this.previous = words.map((w) => w.word);
 
     let stable = 0;
     while (stable < words.length) {

@@ -23,8 +23,6 @@ export interface SegmentRecognizerOptions {
   maxBatchSamples: number;
   /** Smallest batch worth a decode call (fewer thread hops per second). */
   minBatchSamples: number;
-  /** The decoder reports its hypothesis every this many samples inside a batch (see PartialStabilizer). */
-  stepSamples: number;
 }
 
 export interface SegmentResult {
@@ -99,15 +97,12 @@ export class SegmentRecognizer {
     if (!this.active || this.ending || this.inFlight) return;
     const to = Math.min(this.history.end, this.gate, this.fedPos + this.options.maxBatchSamples);
     if (to - this.fedPos < this.options.minBatchSamples) return;
-    const from = this.fedPos;
-    const pcm = this.history.read(from, to);
+    const pcm = this.history.read(this.fedPos, to);
     this.fedPos = to;
-    this.inFlight = this.decoder.process(pcm, true, this.options.stepSamples).then(
+    this.inFlight = this.decoder.process(pcm, true).then(
       (result) => {
         this.inFlight = null;
         this.decodedPos = to;
-        for (const step of result.steps ?? [])
-          this.stabilizer.observe(splitWords(step.hyp), this.msAt(from + step.samples));
         const fresh = this.stabilizer.update(this.words(result), this.msAt(to));
         if (fresh.length > 0) this.onStableWords(fresh);
         this.pump();
@@ -171,8 +166,4 @@ export class SegmentRecognizer {
     }
     return out;
   }
-}
-
-function splitWords(hyp: string): string[] {
-  return hyp.split(' ').filter((word) => word.length > 0);
 }
