@@ -203,7 +203,11 @@ function engineFigures(r: Json, t: Json): CaseFigures {
       value: r.concurrency?.maxRealtimeStreams,
       target: t.concurrentStreams !== undefined ? `≥ ${t.concurrentStreams}` : undefined,
     },
-    { figure: 'real-time factor (CPU s per audio s)', value: r.throughput?.rtfCpu },
+    {
+      figure: 'real-time factor at the stream limit (CPU s per audio s per stream)',
+      value: r.concurrency?.atLimit?.realTimeFactor,
+    },
+    { figure: 'real-time factor, one stream fed at full speed (CPU s per audio s)', value: r.throughput?.rtfCpu },
   ];
   for (const c of corpora) {
     const target = c.corpus === 'librivox' && t.librivoxWer !== undefined ? `≤ ${t.librivoxWer}` : undefined;
