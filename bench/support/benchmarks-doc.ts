@@ -46,7 +46,7 @@ function caseSection(report: Partial<BenchReport>): string[] {
     '',
     `${report.headline ?? ''}`,
     '',
-    `Measured ${report.date ?? 'at an unknown time'} on ${machine ? `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}` : 'an unknown machine'}` +
+    `Measured ${report.date ?? 'at an unknown time'} on ${machine ? `${machine.cpus} × ${machine.cpuModel}${speed(machine.calibrationPerSecond)}, Node ${machine.node}` : 'an unknown machine'}` +
       `, load ${load(report)}, commit ${commit(report)}.`,
   ];
   const baseline = report.name ? BASELINES[report.name] : undefined;
@@ -97,4 +97,9 @@ function commit(report: Partial<BenchReport>): string {
 export function writeBenchmarksDoc(): string {
   writeFileSync(join(repoRoot(), BENCHMARKS_DOC), renderBenchmarksDoc(readResults()));
   return BENCHMARKS_DOC;
+}
+
+/** The machine's calibration (bench/support/report.ts), where the report has one. */
+function speed(perSecond: number | undefined): string {
+  return perSecond === undefined ? '' : ` (calibration ${perSecond.toLocaleString('en-US')}/s)`;
 }
