@@ -2,9 +2,7 @@
  * The official `openai` package against the service: its Realtime WebSocket client only speaks
  * wss:, so the service serves TLS here with a certificate made for the test.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -12,28 +10,7 @@ import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { chunks, silence, sleep, tone } from '../support/audio';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
-
-/** A fetch that trusts the test's certificate (the SDK's REST calls go over the same TLS port). */
-function fetchTrusting(ca: Buffer): typeof fetch {
-  return (input, init) =>
-    new Promise<Response>((resolve, reject) => {
-      const url = input instanceof Request ? input.url : String(input);
-      const headers = Object.fromEntries(new Headers(init?.headers).entries());
-      const req = request(url, { method: init?.method ?? 'GET', headers, ca }, (res) => {
-        const body: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => body.push(chunk));
-        res.on('end', () => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (typeof value === 'string') responseHeaders.set(name, value);
-          }
-          resolve(new Response(Buffer.concat(body), { status: res.statusCode, headers: responseHeaders }));
-        });
-      });
-      req.on('error', reject);
-      req.end(typeof init?.body === 'string' ? init.body : undefined);
-    });
-}
+import { fetchTrusting, pemPair } from '../support/tls-and-words';
 
 describe.each(databaseTargets())('realtime socket with the official openai SDK over TLS on %s', (target) => {
   let t: TestApp;
@@ -43,12 +20,7 @@ describe.each(databaseTargets())('realtime socket with the official openai SDK o
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'continuum-tls-'));
-    const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
-    // prettier-ignore
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-keyout', key, '-out', cert,
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-    ], { stdio: 'ignore' });
+    const { cert, key } = pemPair(dir);
     ca = readFileSync(cert);
     t = await startTestApp(target, { env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } });
     ({ apiKey } = await t.newProject());

@@ -20,6 +20,7 @@ import {
   typed,
   type JsonSchema,
 } from '../openapi/asyncapi/schema-builders';
+import { COMPAT_HANDSHAKE_REFUSALS } from './compat/compat-refusals.asyncapi';
 import { TRANSCRIPTION_MODEL } from './compat/transcription-defaults';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session';
 
@@ -242,21 +243,7 @@ export const REALTIME_ASYNCAPI: SocketDialectDoc = {
     },
   ),
   security: ['bearer', 'token', 'api_key', 'client_secret_query', 'realtime_subprotocol'],
-  handshakeRefusals: [
-    'invalid_parameter',
-    'missing_api_key',
-    'invalid_api_key',
-    'key_revoked',
-    'api_key_in_query',
-    'invalid_client_secret',
-    'client_secret_expired',
-    'client_secret_used',
-    'insufficient_credit',
-    'rate_limit_exceeded',
-    'concurrency_limit_exceeded',
-    'capacity_exhausted',
-    'shutting_down',
-  ],
+  handshakeRefusals: COMPAT_HANDSHAKE_REFUSALS,
   errorCodes: REALTIME_ERROR_CODES,
   clientMessages: CLIENT,
   serverMessages: SERVER,

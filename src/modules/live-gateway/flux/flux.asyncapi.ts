@@ -19,6 +19,7 @@ import {
   typed,
   type JsonSchema,
 } from '../../openapi/asyncapi/schema-builders';
+import { COMPAT_HANDSHAKE_REFUSALS } from '../compat/compat-refusals.asyncapi';
 import { TRANSCRIPTION_MODEL } from '../compat/transcription-defaults';
 import { CLOSE_REASONS as CLOSE_TEXTS } from '../listen.connection';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen.query';
@@ -202,21 +203,7 @@ export const FLUX_ASYNCAPI: SocketDialectDoc = {
   ].join('\n'),
   query: QUERY,
   security: ['token', 'bearer', 'api_key', 'client_secret_query', 'listen_subprotocol'],
-  handshakeRefusals: [
-    'invalid_parameter',
-    'missing_api_key',
-    'invalid_api_key',
-    'key_revoked',
-    'api_key_in_query',
-    'invalid_client_secret',
-    'client_secret_expired',
-    'client_secret_used',
-    'insufficient_credit',
-    'rate_limit_exceeded',
-    'concurrency_limit_exceeded',
-    'capacity_exhausted',
-    'shutting_down',
-  ],
+  handshakeRefusals: COMPAT_HANDSHAKE_REFUSALS,
   errorCodes: FLUX_ERROR_CODES,
   clientMessages: CLIENT,
   serverMessages: SERVER,
