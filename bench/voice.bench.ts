@@ -165,13 +165,15 @@ function cascadeSummary(run: { turns: VoiceTurn[]; errors: string[] }) {
   };
 }
 
-function bargeInSummary(bargeIns: BargeIn[]) {
+function bargeInSummary({ bargeIns, suspicionsRuledOut }: { bargeIns: BargeIn[]; suspicionsRuledOut: number }) {
   const of = (values: Array<number | null>) => tenths(values.filter((v): v is number => v !== null));
   return {
     latencyMs: of(bargeIns.map((b) => b.latencyMs)),
+    suspectedMs: of(bargeIns.map((b) => b.suspectedMs)),
     onsetMs: of(bargeIns.map((b) => b.onsetMs)),
     heldAtClientMs: of(bargeIns.map((b) => b.heldMs)),
     framesAfterResponseDone: bargeIns.reduce((n, b) => n + b.framesAfterDone, 0),
+    suspicionsRuledOut,
   };
 }
 
@@ -236,7 +238,7 @@ async function main(): Promise<void> {
       voices: VOICES,
       embedded: { defaults: summary(defaults), fixedSilence500: summary(fixed) },
       cascade: cascadeSummary(cascade),
-      bargeIn: { embedded: bargeInSummary(defaults.bargeIns), cascade: bargeInSummary(cascade.bargeIns) },
+      bargeIn: { embedded: bargeInSummary(defaults), cascade: bargeInSummary(cascade) },
       perTurn: defaults.turns.map((t, i) => ({
         id: t.id,
         voiceToVoiceMs: t.voiceToVoiceMs,

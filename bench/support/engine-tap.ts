@@ -75,6 +75,9 @@ function markOf(event: EngineEvent): TapMark | null {
     case 'response_started':
     case 'response_done':
       return { at, kind: event.type, itemId: event.itemId };
+    case 'speech_suspected':
+    case 'speech_ruled_out':
+      return { at, kind: event.type };
     case 'input_transcript':
       return event.done ? { at, kind: 'input_transcript', itemId: event.itemId } : null;
     case 'output_audio':

@@ -33,7 +33,9 @@ export function voiceFigures(r: Json, t: Json): CaseFigures {
         target: `≤ ${t.bargeInP95AtMostMs}`,
       },
       { figure: 'barge-in p50, ms', value: barge.latencyMs?.p50 },
+      { figure: 'barge-in: speech suspected (answer held) p50 / p95, ms', value: pair(barge.suspectedMs) },
       { figure: 'barge-in: speech onset confirmed p50 / p95, ms', value: pair(barge.onsetMs) },
+      { figure: 'suspicions of speech ruled out (answer held, then let go)', value: barge.suspicionsRuledOut },
       { figure: 'barge-in: answer audio the client still held p95, ms', value: barge.heldAtClientMs?.p95 },
     ],
     extra: [

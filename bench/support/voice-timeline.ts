@@ -56,6 +56,8 @@ export interface BargeIn {
   id: string;
   /** First voiced sample sent → last answer frame received, ms (0 when none came after it). */
   latencyMs: number;
+  /** First voiced sample sent → the engine suspected speech (the session held the answer). */
+  suspectedMs: number | null;
   /** First voiced sample sent → the engine confirmed speech (VAD onset). */
   onsetMs: number | null;
   /** Answer audio the client still held to play when the last frame arrived, ms. */
@@ -76,7 +78,7 @@ export function readTurns(
   arrivals: Arrival[],
   marks: TapMark[],
   fakes: Fakes | null,
-): { turns: VoiceTurn[]; bargeIns: BargeIn[]; errors: string[] } {
+): { turns: VoiceTurn[]; bargeIns: BargeIn[]; suspicionsRuledOut: number; errors: string[] } {
   const startedAt = new Map(arrivals.filter((a) => a.type === 'turn.response_started').map((a) => [a.itemId, a.at]));
   const answers: Array<string | null> = [];
   const turns = spoken.map((s) => {
@@ -94,7 +96,8 @@ export function readTurns(
     if (b) bargeIns.push(b);
   }
   const errors = [...new Set(arrivals.filter((a) => a.type === 'error').map((a) => a.error ?? ''))];
-  return { turns, bargeIns, errors };
+  const suspicionsRuledOut = marks.filter((m) => m.kind === 'speech_ruled_out').length;
+  return { turns, bargeIns, suspicionsRuledOut, errors };
 }
 
 function readTurn(
@@ -180,11 +183,13 @@ function readBargeIn(s: SpokenTurn, answer: string, arrivals: Arrival[], marks: 
   const last = frames.at(-1);
   if (!last) return null;
   const onset = marks.find((m) => m.kind === 'speech_started' && m.at >= s.speechSentAt);
+  const suspected = marks.find((m) => m.kind === 'speech_suspected' && m.at >= s.speechSentAt);
   // The session's clock: an answer's first frame goes out at its start_ms (the pacer starts it now).
   const origin = frames[0].at - (frames[0].startMs ?? 0);
   return {
     id: s.turn.id,
     latencyMs: tenth(Math.max(0, last.at - s.speechSentAt)),
+    suspectedMs: suspected && (!onset || suspected.at <= onset.at) ? tenth(suspected.at - s.speechSentAt) : null,
     onsetMs: onset ? tenth(onset.at - s.speechSentAt) : null,
     heldMs: last.endMs === undefined ? null : tenth(last.endMs - (last.at - origin)),
     framesAfterDone: frames.filter((f) => f.at > done.at).length,

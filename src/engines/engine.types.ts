@@ -53,6 +53,13 @@ export type EngineEvent =
   | { type: 'speech_started'; itemId: string; audioStartMs: number }
   | { type: 'speech_stopped'; itemId: string; audioEndMs: number }
   /**
+   * Speech may be starting (optional for engines): the session stops sending its response's audio
+   * until speech_started (a barge-in) or speech_ruled_out, so that a barge-in is not as late as
+   * the confirmation of the onset.
+   */
+  | { type: 'speech_suspected' }
+  | { type: 'speech_ruled_out' }
+  /**
    * Where an open turn stands (only with `turnDetection.endOfTurn`), at least every ~100 ms of audio:
    * `audioMs` is how far the engine has judged the audio, `silenceMs` the silence since the last
    * voiced sample (0 while voiced), `hypothesis` the whole turn's text so far, unstable words included,

@@ -116,6 +116,51 @@ describe('OutputPacer timing', () => {
   });
 });
 
+describe('OutputPacer hold (speech suspected)', () => {
+  it('sends nothing while held; released soon, output goes on in step as if never held', () => {
+    const { clock, pacer, audio, drained } = setup();
+    pacer.pushAudio('out1', Buffer.alloc(FRAME_BYTES * 10));
+    pacer.endItem('out1');
+    clock.advance(100); // the frames starting at 0, 80 and 160 are out
+    const before = audio().length;
+    pacer.hold();
+    clock.advance(60);
+    expect(audio()).toHaveLength(before);
+    pacer.release();
+    // 160 ms: the frame at 240 was due at 160 (one lead early): the client never ran dry.
+    expect(audio().map((e) => e.startMs)).toEqual([0, 80, 160, 240]);
+    clock.advance(1000);
+    expect(audio().map((e) => e.startMs)).toEqual([0, 80, 160, 240, 320, 400, 480, 560, 640, 720]);
+    expect(drained).toEqual([{ itemId: 'out1', atMs: 720 }]);
+  });
+
+  it('resumes from now after a hold longer than the lead: the rest is not crammed into the past', () => {
+    const { clock, pacer, audio } = setup();
+    pacer.pushAudio('out1', Buffer.alloc(FRAME_BYTES * 6));
+    pacer.hold();
+    expect(audio().map((e) => e.startMs)).toEqual([0, 80]);
+    clock.advance(300);
+    pacer.release();
+    expect(audio().map((e) => e.startMs)).toEqual([0, 80, 300, 380]);
+  });
+
+  it('ends a hold nobody releases after maxHoldMs, and a flush ends it at once', () => {
+    const { clock, pacer, audio } = setup({ maxHoldMs: 250 });
+    pacer.hold();
+    pacer.pushAudio('out1', Buffer.alloc(FRAME_BYTES * 4));
+    clock.advance(249);
+    expect(audio()).toHaveLength(0);
+    clock.advance(1);
+    expect(audio().map((e) => e.startMs)).toEqual([250, 330]);
+    pacer.hold();
+    pacer.flush();
+    expect(clock.pendingTimers).toBe(0);
+    pacer.pushAudio('out2', Buffer.alloc(FRAME_BYTES));
+    clock.advance(100);
+    expect(audio().at(-1)).toMatchObject({ itemId: 'out2' });
+  });
+});
+
 describe('OutputPacer bounds', () => {
   it('flushes on barge-in: no more frames, words or drains of what was queued', () => {
     const { clock, pacer, audio, drained, sent } = setup();

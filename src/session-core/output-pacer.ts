@@ -10,7 +10,10 @@
  *   still passes its hard cap (only non-audio events can get it there).
  * - The queue itself: at most `maxQueuedMs` of audio waits here; an engine producing more is cut.
  * Barge-in: flush() drops everything queued at once, so the client holds at most `leadMs` plus
- * the frame playing (≤ 160 ms by default) when output stops.
+ * the frame playing (≤ 160 ms by default) when output stops. hold() stops sending on a mere
+ * suspicion of speech (the engine confirms or rules it out within about 100 ms): a confirmed
+ * barge-in then cuts output where the suspicion began, and one ruled out costs nothing the client
+ * hears while the hold is shorter than what it holds.
  */
 import { FRAME_BYTES, FRAME_MS } from '../engines/engine.types';
 import type { ClockPort, TimerHandle } from './ports';
@@ -32,6 +35,8 @@ export interface OutputPacerOptions {
   readonly softBacklogBytes?: number;
   /** Default 30 000. */
   readonly maxQueuedMs?: number;
+  /** A hold nobody releases ends by itself after this long. Default 400. */
+  readonly maxHoldMs?: number;
 }
 
 /** Words of a response, timed in ms within the response's own audio. */
@@ -62,6 +67,7 @@ export class OutputPacer {
   private playingOriginMs = 0;
   private playingOffsetMs = 0;
   private timer: TimerHandle | null = null;
+  private holdTimer: TimerHandle | null = null;
   private pumping = false;
   private congested = false;
   private stopped = false;
@@ -77,6 +83,22 @@ export class OutputPacer {
 
   get stats(): OutputStats {
     return { framesSent: this.sent, framesDropped: this.dropped, warnings: this.warnings };
+  }
+
+  /** Possible barge-in: send nothing until release(), flush(), or maxHoldMs. */
+  hold(): void {
+    if (this.stopped || this.holdTimer !== null) return;
+    if (this.timer !== null) this.options.clock.clearTimer(this.timer);
+    this.timer = null;
+    this.holdTimer = this.options.clock.setTimer(() => this.release(), this.options.maxHoldMs ?? 400);
+  }
+
+  /** The suspicion was ruled out: output goes on, in step if the hold was short, else from now. */
+  release(): void {
+    if (this.holdTimer === null) return;
+    this.options.clock.clearTimer(this.holdTimer);
+    this.holdTimer = null;
+    this.schedule();
   }
 
   pushAudio(itemId: string, pcm: Buffer): void {
@@ -130,6 +152,8 @@ export class OutputPacer {
     this.playingItem = '';
     if (this.timer !== null) this.options.clock.clearTimer(this.timer);
     this.timer = null;
+    if (this.holdTimer !== null) this.options.clock.clearTimer(this.holdTimer);
+    this.holdTimer = null;
   }
 
   /** Session closing: flush, and ignore whatever still arrives. */
@@ -157,7 +181,7 @@ export class OutputPacer {
   }
 
   private schedule(): void {
-    if (this.timer !== null || this.pumping || this.head >= this.queuePcm.length) return;
+    if (this.timer !== null || this.holdTimer !== null || this.pumping || this.head >= this.queuePcm.length) return;
     const nowMs = this.options.clock.now() - this.options.originMs;
     // Output resuming after a pause starts now; continuous output keeps its own timeline.
     if (this.playheadMs < nowMs) this.playheadMs = nowMs;
@@ -170,7 +194,7 @@ export class OutputPacer {
     // emit() and drained() reach the runtime, which may flush or stop us: the loop re-reads state.
     this.pumping = true;
     try {
-      while (this.head < this.queuePcm.length && this.playheadMs - this.leadMs <= nowMs) {
+      while (this.head < this.queuePcm.length && this.playheadMs - this.leadMs <= nowMs && this.holdTimer === null) {
         const itemId = this.queueItems[this.head];
         const pcm = this.queuePcm[this.head];
         this.queuePcm[this.head] = null; // let the frame go once played
@@ -181,7 +205,7 @@ export class OutputPacer {
     } finally {
       this.pumping = false;
     }
-    if (this.stopped) return;
+    if (this.stopped || this.holdTimer !== null) return;
     if (this.head >= this.queuePcm.length) {
       this.queueItems.length = 0;
       this.queuePcm.length = 0;

@@ -12,9 +12,14 @@ export type ResponseEvent = Extract<
   { type: 'response_started' | 'output_transcript' | 'output_audio' | 'response_done' }
 >;
 
+const HOLD: readonly Effect[] = Object.freeze([{ kind: 'output_hold' as const }]);
+const RELEASE: readonly Effect[] = Object.freeze([{ kind: 'output_release' as const }]);
+
 export class OutputTurns {
   private current: string | null = null;
   private cut: string | null = null;
+  /** Output is held: the engine suspects the user has started to speak. */
+  private held = false;
   /** Responses the engine finished whose audio is still queued: id → interrupted by the engine. */
   private readonly draining = new Map<string, boolean>();
   responses = 0;
@@ -62,8 +67,22 @@ export class OutputTurns {
     return [{ kind: 'emit', event: { type: 'response_done', itemId, interrupted } }];
   }
 
+  /** Speech suspected: hold what is playing until the engine confirms the speech or rules it out. */
+  hold(): readonly Effect[] {
+    if (!this.active) return NO_EFFECTS;
+    this.held = true;
+    return HOLD;
+  }
+
+  release(): readonly Effect[] {
+    if (!this.held) return NO_EFFECTS;
+    this.held = false;
+    return RELEASE;
+  }
+
   /** Barge-in: stop the engine and the pacer, and report every cut response as done. */
   interrupt(out: Effect[]): void {
+    this.held = false; // the flush ends the hold too
     if (!this.active) return;
     this.interruptions++;
     out.push({ kind: 'engine_interrupt' }, { kind: 'output_flush' });

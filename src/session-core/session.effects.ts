@@ -40,6 +40,9 @@ export type Effect =
   | { readonly kind: 'output_end'; readonly itemId: string }
   /** Drop all queued output now (barge-in, closing). */
   | { readonly kind: 'output_flush' }
+  /** Stop sending output, keeping it queued (speech suspected), until output_release or a flush. */
+  | { readonly kind: 'output_hold' }
+  | { readonly kind: 'output_release' }
   /**
    * Wait for engine_close and every meter write, record the session closed, then call
    * finalized(): that emits `closed` and closes the transport.

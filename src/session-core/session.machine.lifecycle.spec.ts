@@ -192,6 +192,21 @@ describe('SessionMachine engine events', () => {
     ]);
   });
 
+  it('holds output while speech is only suspected over a response, and lets it go when ruled out', () => {
+    const machine = started();
+    expect(machine.engineEvent({ type: 'speech_suspected' })).toEqual([]); // nothing playing
+    expect(machine.engineEvent({ type: 'speech_ruled_out' })).toEqual([]);
+    machine.engineEvent({ type: 'response_started', itemId: 'out1' });
+    expect(kinds(machine.engineEvent({ type: 'speech_suspected' }))).toEqual(['output_hold']);
+    expect(kinds(machine.engineEvent({ type: 'speech_ruled_out' }))).toEqual(['output_release']);
+    expect(machine.engineEvent({ type: 'speech_ruled_out' })).toEqual([]);
+    // Confirmed: the barge-in's flush ends the hold; nothing is released afterwards.
+    machine.engineEvent({ type: 'speech_suspected' });
+    const effects = machine.engineEvent({ type: 'speech_started', itemId: 'in2', audioStartMs: 4000 });
+    expect(kinds(effects)).toEqual(['emit:speech_started', 'engine_interrupt', 'output_flush', 'emit:response_done']);
+    expect(machine.engineEvent({ type: 'speech_ruled_out' })).toEqual([]);
+  });
+
   it('barges in on a response that is only still playing', () => {
     const machine = started();
     machine.engineEvent({ type: 'response_started', itemId: 'out1' });

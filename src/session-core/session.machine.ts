@@ -253,6 +253,10 @@ export class SessionMachine {
         if (this.phaseNow === 'started') this.output.interrupt(out);
         return out;
       }
+      case 'speech_suspected':
+        return this.phaseNow === 'started' ? this.output.hold() : NO_EFFECTS;
+      case 'speech_ruled_out':
+        return this.output.release();
       case 'speech_stopped':
         this.input.framesSinceCommit = 0;
         return [{ kind: 'emit', event: { type: 'speech_stopped', itemId: event.itemId, endMs: event.audioEndMs } }];

@@ -157,6 +157,10 @@ export class SessionRuntime {
         return this.pacer?.endItem(effect.itemId);
       case 'output_flush':
         return this.pacer?.flush();
+      case 'output_hold':
+        return this.pacer?.hold();
+      case 'output_release':
+        return this.pacer?.release();
       case 'finalize':
         return void this.finalize(effect);
       case 'transport_close':

@@ -59,7 +59,7 @@ describe('streaming recognition', () => {
     // The first words arrive before the frame holding the end of speech was even sent.
     expect(deltas[0].at).toBeLessThan(pushedAt[Math.floor(speechEndMs / FRAME_MS)]);
     const types = log.events.map((e) => e.event.type);
-    expect(types[0]).toBe('speech_started');
+    expect(types.slice(0, 2)).toEqual(['speech_suspected', 'speech_started']);
     expect(types.indexOf('speech_stopped')).toBeGreaterThan(types.indexOf('input_transcript'));
     const done = log.finals();
     expect(done).toHaveLength(1);
@@ -72,6 +72,28 @@ describe('streaming recognition', () => {
       .map((e) => e.delta)
       .join('');
     expect(joined.split(' ')).toHaveLength((done[0].transcript ?? '').split(' ').length);
+  }, 30_000);
+
+  it('suspects speech at its first sound, before it confirms it (a response is held from there)', async () => {
+    const { pcm, speech } = fixtures.sessionRecording([sentences[0]], 800);
+    const firstVoicedMs = speech[0].startMs + speechSpan(fixtures.toSessionAudio(sentences[0].clip)).startMs;
+    const log = new EventLog();
+    const stream = await engine.open(config(), log.sink);
+    const pushedAt = await feedAudio(stream, pcm, { realtime: true });
+    await stream.close();
+    const [suspected] = log.timed('speech_suspected');
+    const [started] = log.timed('speech_started');
+    expect(log.of('speech_ruled_out')).toEqual([]);
+    expect(started.at).toBeGreaterThan(suspected.at);
+    // Within two 80 ms frames of the frame that holds the first voiced sample.
+    expect(suspected.at).toBeLessThan(pushedAt[Math.floor(firstVoicedMs / FRAME_MS) + 2]);
+  }, 30_000);
+
+  it('rules out a click: a suspicion, then nothing', async () => {
+    const click = fixtures.silence(2000);
+    for (let i = 0; i < 24 * 20; i++) click[24_000 + i] = Math.round(3000 * Math.sin(i / 3));
+    const log = await transcribe(click);
+    expect(log.events.map((e) => e.event.type)).toEqual(['speech_suspected', 'speech_ruled_out']);
   }, 30_000);
 
   it('keeps timings monotonic, integer and inside the audio', async () => {

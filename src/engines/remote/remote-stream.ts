@@ -116,13 +116,13 @@ export class RemoteStream implements EngineStream {
     const endMs = this.receivedMs;
     if (this.current && this.detector?.speaking)
       this.emit({ type: 'speech_stopped', itemId: this.current.id, audioEndMs: endMs });
-    this.detector?.reset();
+    this.forgetTurn();
     this.endUtterance(endMs);
   }
 
   clear(): void {
     if (this.closing || this.dead) return;
-    this.detector?.reset();
+    this.forgetTurn();
     if (this.current) {
       this.current.discarded = true;
       this.endUtterance(this.receivedMs);
@@ -172,8 +172,16 @@ export class RemoteStream implements EngineStream {
     for (const signal of this.detector.frame(probability, index * VAD_FRAME_MS, levels)) this.onSignal(signal);
   }
 
+  private forgetTurn(): void {
+    for (const signal of this.detector?.reset() ?? []) this.onSignal(signal);
+  }
+
   private onSignal(signal: TurnSignal): void {
-    if (signal.type === 'speech_start') {
+    if (signal.type === 'suspect') {
+      this.emit({ type: 'speech_suspected' });
+    } else if (signal.type === 'ruled_out') {
+      this.emit({ type: 'speech_ruled_out' });
+    } else if (signal.type === 'speech_start') {
       if (this.current) return;
       const utterance = this.startUtterance(signal.onsetMs - this.deps.settings.prefixPaddingMs);
       this.emit({ type: 'speech_started', itemId: utterance.id, audioStartMs: utterance.startMs });

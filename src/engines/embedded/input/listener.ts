@@ -132,7 +132,7 @@ export class Listener {
         const audioEndMs = this.sessionEndsTurns ? Math.min(endMs, this.detector.lastVoiceEndMs ?? endMs) : endMs;
         this.events.emit({ type: 'speech_stopped', itemId: this.item.id, audioEndMs });
       }
-      this.detector.reset();
+      this.forgetTurn();
       this.endSegment(pos);
       if (!this.item && pos > this.lastCutPos)
         this.item = this.newItem(Math.max(this.lastItemEndMs, Math.floor(this.lastCutPos / SAMPLES_PER_MS)));
@@ -144,7 +144,7 @@ export class Listener {
   /** Drops the current item (the audio received so far) without a transcript. */
   clear(): void {
     this.atCurrentPosition((pos) => {
-      this.detector.reset();
+      this.forgetTurn();
       this.item = null;
       this.lastCutPos = pos;
       this.lastItemEndMs = Math.max(this.lastItemEndMs, Math.floor(pos / SAMPLES_PER_MS));
@@ -217,8 +217,16 @@ export class Listener {
     });
   }
 
+  private forgetTurn(): void {
+    for (const signal of this.detector.reset()) this.onSignal(signal);
+  }
+
   private onSignal(signal: TurnSignal): void {
     switch (signal.type) {
+      case 'suspect':
+        return this.events.emit({ type: 'speech_suspected' });
+      case 'ruled_out':
+        return this.events.emit({ type: 'speech_ruled_out' });
       case 'speech_start': {
         if (this.auto || !this.item) {
           const padding = this.options.turnDetection?.prefixPaddingMs ?? this.options.asrLeadMs;

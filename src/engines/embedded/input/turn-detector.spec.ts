@@ -11,12 +11,21 @@ const base: TurnDetectorConfig = {
   frameMs: 32,
 };
 
-/** Runs a probability per 32 ms frame and returns the signals with the frame time they fired at. */
-function run(detector: TurnDetector, probabilities: number[]): Array<TurnSignal & { atMs: number }> {
+/**
+ * Runs a probability per 32 ms frame and returns the signals with the frame time they fired at;
+ * without `suspicions`, only the turn's (speech_start, pause, resume, speech_end).
+ */
+function run(
+  detector: TurnDetector,
+  probabilities: number[],
+  suspicions = false,
+): Array<TurnSignal & { atMs: number }> {
   const out: Array<TurnSignal & { atMs: number }> = [];
   probabilities.forEach((p, k) => detector.frame(p, k * 32).forEach((s) => out.push({ ...s, atMs: k * 32 + 32 })));
-  return out;
+  return suspicions ? out : out.filter(isTurnSignal);
 }
+
+const isTurnSignal = (s: TurnSignal): boolean => s.type !== 'suspect' && s.type !== 'ruled_out';
 
 const repeat = (p: number, n: number): number[] => Array.from({ length: n }, () => p);
 
@@ -67,6 +76,92 @@ describe('TurnDetector', () => {
   });
 });
 
+describe('TurnDetector suspected speech', () => {
+  it('suspects speech at its first loud frame, before confirming it', () => {
+    const signals = run(new TurnDetector(base), [...repeat(0.05, 5), ...repeat(0.9, 5)], true);
+    expect(signals).toEqual([
+      { type: 'suspect', atMs: 192 },
+      { type: 'speech_start', onsetMs: 160, atMs: 256 },
+    ]);
+  });
+
+  it('rules out a click at the first frame that is not voice, and suspects the next one afresh', () => {
+    const types = run(new TurnDetector(base), [0.05, 0.9, 0.9, 0.05, 0.9, 0.05, ...repeat(0.05, 5)], true);
+    expect(types.map((s) => [s.type, s.atMs])).toEqual([
+      ['suspect', 64],
+      ['ruled_out', 128],
+      ['suspect', 160],
+      ['ruled_out', 192],
+    ]);
+  });
+
+  it('suspects nothing inside a turn, and rules out what it suspected when the turn is reset', () => {
+    const detector = new TurnDetector(base);
+    const inTurn = run(detector, [...repeat(0.9, 10), ...repeat(0.0, 10), ...repeat(0.9, 10)], true);
+    expect(inTurn.filter((s) => !isTurnSignal(s))).toEqual([{ type: 'suspect', atMs: 32 }]);
+    expect(detector.reset()).toEqual([]);
+    detector.frame(0.9, 2000);
+    expect(detector.reset()).toEqual([{ type: 'ruled_out' }]);
+    expect(detector.reset()).toEqual([]);
+  });
+
+  it('suspects sudden sound before Silero calls it speech, and keeps one suspicion until confirmed', () => {
+    const detector = new TurnDetector(base);
+    const quiet = [0, 0, 0, 0];
+    const sound = [1e-3, 1e-3, 1e-3, 1e-3]; // -30 dB
+    const signals: Array<[string, number]> = [];
+    const feed = (p: number, levels: number[], k: number) =>
+      detector.frame(p, k * 32, levels).forEach((s) => signals.push([s.type, k * 32 + 32]));
+    [0, 1, 2].forEach((k) => feed(0.0, quiet, k));
+    [3, 4, 5].forEach((k) => feed(0.01, sound, k)); // a breathy onset: sound, no speech yet
+    [6, 7, 8].forEach((k) => feed(0.95, sound, k));
+    expect(signals).toEqual([
+      ['suspect', 128],
+      ['speech_start', 288],
+    ]);
+  });
+
+  it('keeps suspecting a sound that goes on while Silero wavers, until it is sure', () => {
+    const detector = new TurnDetector(base);
+    const sound = [1e-3, 1e-3, 1e-3, 1e-3];
+    const signals: Array<[string, number]> = [];
+    const probabilities = [0.0, 0.6, 0.6, 0.2, 0.3, 0.9, 0.9, 0.9];
+    probabilities.forEach((p, k) =>
+      detector.frame(p, k * 32, k === 0 ? [0, 0, 0, 0] : sound).forEach((s) => signals.push([s.type, k * 32 + 32])),
+    );
+    expect(signals).toEqual([
+      ['suspect', 64],
+      ['speech_start', 256],
+    ]);
+  });
+
+  it('rules out sound that Silero does not call speech in time, and waits for quiet to suspect again', () => {
+    const detector = new TurnDetector(base);
+    const sound = [1e-3, 1e-3, 1e-3, 1e-3];
+    const signals: Array<[string, number]> = [];
+    const feed = (levels: number[], k: number) =>
+      detector.frame(0.01, k * 32, levels).forEach((s) => signals.push([s.type, k * 32 + 32]));
+    feed([0, 0, 0, 0], 0);
+    for (let k = 1; k <= 12; k++) feed(sound, k); // a long noise: ruled out after 256 ms
+    feed([0, 0, 0, 0], 13);
+    feed(sound, 14); // a short one: ruled out when it stops
+    feed([0, 0, 0, 0], 15);
+    expect(signals).toEqual([
+      ['suspect', 64],
+      ['ruled_out', 288],
+      ['suspect', 480],
+      ['ruled_out', 512],
+    ]);
+    feed(sound, 16);
+    expect(detector.reset()).toEqual([{ type: 'ruled_out' }]);
+  });
+
+  it('confirms at once, without a suspicion, when one frame is long enough', () => {
+    const signals = run(new TurnDetector({ ...base, minSpeechMs: 32 }), [0.05, 0.9], true);
+    expect(signals).toEqual([{ type: 'speech_start', onsetMs: 32, atMs: 64 }]);
+  });
+});
+
 describe('TurnDetector onsets', () => {
   it('reaches back over the unsure frames just before confident speech', () => {
     const probabilities = [0.0, 0.0, 0.45, 0.3, 0.2, 0.15, 0.9, 0.9, 0.9, ...repeat(0.0, 20)];
@@ -108,7 +203,7 @@ describe('TurnDetector end of speech from the audio level', () => {
     frames.forEach(([p, levels], k) =>
       detector.frame(p, k * 32, levels).forEach((s) => out.push({ ...s, atMs: k * 32 + 32 })),
     );
-    return out;
+    return out.filter(isTurnSignal);
   }
   const frames = (p: number, levels: number[], n: number): Array<[number, number[]]> =>
     Array.from({ length: n }, () => [p, levels]);

@@ -3,6 +3,11 @@
  *
  * - Speech starts at a frame at or above `threshold` and is confirmed once `minSpeechMs` of frames
  *   above the lower `threshold - 0.15` follow without a break (short clicks are ignored).
+ * - Until then speech is only suspected (`suspect`, then `speech_start` or `ruled_out`), from the
+ *   first loud frame or, sooner, from sudden sound above the noise floor (sound-onset.ts) that
+ *   Silero has yet to call speech: a response being played is held at once, so that a barge-in is
+ *   not as late as the confirmation. Sound that Silero does not call speech within
+ *   SOUND_SUSPICION_MS is ruled out, and suspected again only after a quiet frame.
  * - While speaking, a frame counts as voice when at or above the lower threshold (hysteresis, as
  *   Silero recommends). Silence is the time since the last voiced frame.
  * - `pause` fires after `splitPauseMs` of silence: the recogniser closes its utterance there, which
@@ -22,6 +27,8 @@
  *   voice. Where the noise floor is within that distance of the speech (a noisy room), nothing
  *   changes: no window falls below it.
  */
+import { SoundOnset } from './sound-onset';
+
 export interface TurnDetectorConfig {
   threshold: number;
   silenceDurationMs: number | null;
@@ -32,6 +39,8 @@ export interface TurnDetectorConfig {
 }
 
 export type TurnSignal =
+  | { type: 'suspect' }
+  | { type: 'ruled_out' }
   /** Confirmed speech; `onsetMs` is the start of its first frame. */
   | { type: 'speech_start'; onsetMs: number }
   | { type: 'pause'; silenceStartMs: number }
@@ -46,6 +55,8 @@ const ONSET_LOOKBACK_MS = 320;
 /** Below the turn's loudest window by this much, audio is the silence after speech. */
 const TAIL_FLOOR_DB = -40;
 const TAIL_FLOOR = 10 ** (TAIL_FLOOR_DB / 10);
+/** Silero called the breathy onsets of the flite voices speech within 192 ms of their sound; a frame more. */
+const SOUND_SUSPICION_MS = 256;
 
 type State =
   | { kind: 'idle' }
@@ -60,9 +71,15 @@ export class TurnDetector {
   private recent: Array<{ startMs: number; probability: number }> = [];
   /** Loudest window (mean square) of the voiced frames of the current turn. */
   private peakLevel = 0;
+  private readonly sound: SoundOnset;
+  /** Start of the sound suspected (while idle) to be speech; null when none is. */
+  private soundSinceMs: number | null = null;
+  /** A sound was ruled out: the next suspicion waits for a quiet frame. */
+  private awaitingQuiet = false;
 
   constructor(private readonly config: TurnDetectorConfig) {
     this.lowThreshold = Math.max(0.01, config.threshold - 0.15);
+    this.sound = new SoundOnset(config.frameMs);
   }
 
   get speaking(): boolean {
@@ -93,14 +110,21 @@ export class TurnDetector {
     if (state.kind === 'idle') this.peakLevel = 0;
     if (voiced) this.peakLevel = Math.max(this.peakLevel, ...levels);
 
+    const sound = this.sound.frame(levels);
     if (state.kind === 'idle') {
-      if (loud) return this.candidate(this.reachBack(before, startMs), startMs, endMs);
-      return [];
+      if (!loud) return this.suspectSound(sound, startMs, endMs);
+      const signals = this.candidate(this.reachBack(before, startMs), startMs, endMs);
+      const suspected = this.soundSinceMs !== null;
+      this.soundSinceMs = null;
+      return suspected ? signals.filter((s) => s.type !== 'suspect') : signals;
     }
 
     if (state.kind === 'candidate') {
       if (!voiced) {
         this.state = { kind: 'idle' };
+        if (!sound) return [{ type: 'ruled_out' }];
+        // Silero wavers over a sound that goes on (a soft vowel): still suspected, as sound.
+        this.soundSinceMs = startMs;
         return [];
       }
       return this.confirmIfLongEnough(state, endMs);
@@ -130,9 +154,31 @@ export class TurnDetector {
     return this.silence(state, endMs);
   }
 
-  /** Forgets the current turn (clear(), or a commit that ends it). */
-  reset(): void {
+  /** Forgets the current turn (clear(), or a commit that ends it), and any speech suspected. */
+  reset(): TurnSignal[] {
+    const suspected = this.state.kind === 'candidate' || this.soundSinceMs !== null;
     this.state = { kind: 'idle' };
+    this.soundSinceMs = null;
+    return suspected ? [{ type: 'ruled_out' }] : [];
+  }
+
+  /** Sound while idle, before Silero calls it speech. */
+  private suspectSound(sound: boolean, startMs: number, endMs: number): TurnSignal[] {
+    if (!sound) {
+      this.awaitingQuiet = false;
+      if (this.soundSinceMs === null) return [];
+      this.soundSinceMs = null;
+      return [{ type: 'ruled_out' }];
+    }
+    if (this.soundSinceMs === null) {
+      if (this.awaitingQuiet) return [];
+      this.soundSinceMs = startMs;
+      return [{ type: 'suspect' }];
+    }
+    if (endMs - this.soundSinceMs < SOUND_SUSPICION_MS) return [];
+    this.soundSinceMs = null;
+    this.awaitingQuiet = true;
+    return [{ type: 'ruled_out' }];
   }
 
   /** End of the frame's last window above the turn's tail floor; null when all of it is below. */
@@ -159,7 +205,8 @@ export class TurnDetector {
   private candidate(onsetMs: number, loudMs: number, endMs: number): TurnSignal[] {
     const candidate = { kind: 'candidate' as const, onsetMs, loudMs };
     this.state = candidate;
-    return this.confirmIfLongEnough(candidate, endMs);
+    const confirmed = this.confirmIfLongEnough(candidate, endMs);
+    return confirmed.length > 0 ? confirmed : [{ type: 'suspect' }];
   }
 
   private confirmIfLongEnough(candidate: { onsetMs: number; loudMs: number }, endMs: number): TurnSignal[] {
