@@ -11,7 +11,7 @@
  * - The queue itself: at most `maxQueuedMs` of audio waits here; an engine producing more is cut.
  * Barge-in: flush() drops everything queued at once, so the client holds at most `leadMs` plus
  * the frame playing (≤ 160 ms by default) when output stops. hold() stops sending on a mere
- * suspicion of speech (the engine confirms or rules it out within about 100 ms): a confirmed
+ * suspicion of speech (the engine confirms or rules it out, mostly within 100 ms): a confirmed
  * barge-in then cuts output where the suspicion began, and one ruled out costs nothing the client
  * hears while the hold is shorter than what it holds.
  */
