@@ -12,22 +12,28 @@ const base: TurnDetectorConfig = {
 };
 
 /**
- * Runs a probability per 32 ms frame and returns the signals with the frame time they fired at;
- * without `suspicions`, only the turn's (speech_start, pause, resume, speech_end).
+ * Runs 32 ms frames (a probability, or a probability and the frame's window levels) and returns the
+ * signals with the frame time they fired at; without `suspicions`, only the turn's (speech_start,
+ * pause, resume, speech_end).
  */
 function run(
   detector: TurnDetector,
-  probabilities: number[],
+  frames: Array<number | [number, number[]]>,
   suspicions = false,
 ): Array<TurnSignal & { atMs: number }> {
   const out: Array<TurnSignal & { atMs: number }> = [];
-  probabilities.forEach((p, k) => detector.frame(p, k * 32).forEach((s) => out.push({ ...s, atMs: k * 32 + 32 })));
+  frames.forEach((frame, k) => {
+    const [p, levels] = typeof frame === 'number' ? [frame, []] : frame;
+    detector.frame(p, k * 32, levels).forEach((s) => out.push({ ...s, atMs: k * 32 + 32 }));
+  });
   return suspicions ? out : out.filter(isTurnSignal);
 }
 
 const isTurnSignal = (s: TurnSignal): boolean => s.type !== 'suspect' && s.type !== 'ruled_out';
 
 const repeat = (p: number, n: number): number[] => Array.from({ length: n }, () => p);
+const frames = (p: number, levels: number[], n: number): Array<[number, number[]]> =>
+  Array.from({ length: n }, () => [p, levels]);
 
 describe('TurnDetector', () => {
   it('confirms speech after the minimum length and ends the turn after the silence duration', () => {
@@ -105,31 +111,23 @@ describe('TurnDetector suspected speech', () => {
     expect(detector.reset()).toEqual([]);
   });
 
+  const SILENT = [0, 0, 0, 0];
+  const SOUND = [1e-3, 1e-3, 1e-3, 1e-3]; // -30 dB
+  const typesAndTimes = (signals: Array<TurnSignal & { atMs: number }>) => signals.map((s) => [s.type, s.atMs]);
+
   it('suspects sudden sound before Silero calls it speech, and keeps one suspicion until confirmed', () => {
-    const detector = new TurnDetector(base);
-    const quiet = [0, 0, 0, 0];
-    const sound = [1e-3, 1e-3, 1e-3, 1e-3]; // -30 dB
-    const signals: Array<[string, number]> = [];
-    const feed = (p: number, levels: number[], k: number) =>
-      detector.frame(p, k * 32, levels).forEach((s) => signals.push([s.type, k * 32 + 32]));
-    [0, 1, 2].forEach((k) => feed(0.0, quiet, k));
-    [3, 4, 5].forEach((k) => feed(0.01, sound, k)); // a breathy onset: sound, no speech yet
-    [6, 7, 8].forEach((k) => feed(0.95, sound, k));
-    expect(signals).toEqual([
+    // A breathy onset: sound that Silero does not call speech yet, then speech.
+    const audio = [...frames(0, SILENT, 3), ...frames(0.01, SOUND, 3), ...frames(0.95, SOUND, 3)];
+    expect(typesAndTimes(run(new TurnDetector(base), audio, true))).toEqual([
       ['suspect', 128],
       ['speech_start', 288],
     ]);
   });
 
   it('keeps suspecting a sound that goes on while Silero wavers, until it is sure', () => {
-    const detector = new TurnDetector(base);
-    const sound = [1e-3, 1e-3, 1e-3, 1e-3];
-    const signals: Array<[string, number]> = [];
     const probabilities = [0.0, 0.6, 0.6, 0.2, 0.3, 0.9, 0.9, 0.9];
-    probabilities.forEach((p, k) =>
-      detector.frame(p, k * 32, k === 0 ? [0, 0, 0, 0] : sound).forEach((s) => signals.push([s.type, k * 32 + 32])),
-    );
-    expect(signals).toEqual([
+    const audio = probabilities.map((p, k): [number, number[]] => [p, k === 0 ? SILENT : SOUND]);
+    expect(typesAndTimes(run(new TurnDetector(base), audio, true))).toEqual([
       ['suspect', 64],
       ['speech_start', 256],
     ]);
@@ -137,22 +135,21 @@ describe('TurnDetector suspected speech', () => {
 
   it('rules out sound that Silero does not call speech in time, and waits for quiet to suspect again', () => {
     const detector = new TurnDetector(base);
-    const sound = [1e-3, 1e-3, 1e-3, 1e-3];
-    const signals: Array<[string, number]> = [];
-    const feed = (levels: number[], k: number) =>
-      detector.frame(0.01, k * 32, levels).forEach((s) => signals.push([s.type, k * 32 + 32]));
-    feed([0, 0, 0, 0], 0);
-    for (let k = 1; k <= 12; k++) feed(sound, k); // a long noise: ruled out after 256 ms
-    feed([0, 0, 0, 0], 13);
-    feed(sound, 14); // a short one: ruled out when it stops
-    feed([0, 0, 0, 0], 15);
-    expect(signals).toEqual([
+    const audio = [
+      ...frames(0.01, SILENT, 1),
+      ...frames(0.01, SOUND, 12), // a long noise: ruled out after 256 ms
+      ...frames(0.01, SILENT, 1),
+      ...frames(0.01, SOUND, 1), // a short one: ruled out when it stops
+      ...frames(0.01, SILENT, 1),
+      ...frames(0.01, SOUND, 1),
+    ];
+    expect(typesAndTimes(run(detector, audio, true))).toEqual([
       ['suspect', 64],
       ['ruled_out', 288],
       ['suspect', 480],
       ['ruled_out', 512],
+      ['suspect', 544],
     ]);
-    feed(sound, 16);
     expect(detector.reset()).toEqual([{ type: 'ruled_out' }]);
   });
 
@@ -197,20 +194,9 @@ describe('TurnDetector end of speech from the audio level', () => {
   /** 50 dB below LOUD: under the tail floor. */
   const QUIET = [1e-6, 1e-6, 1e-6, 1e-6];
 
-  /** Like run(), with each frame's window levels. */
-  function runLevels(detector: TurnDetector, frames: Array<[number, number[]]>): Array<TurnSignal & { atMs: number }> {
-    const out: Array<TurnSignal & { atMs: number }> = [];
-    frames.forEach(([p, levels], k) =>
-      detector.frame(p, k * 32, levels).forEach((s) => out.push({ ...s, atMs: k * 32 + 32 })),
-    );
-    return out.filter(isTurnSignal);
-  }
-  const frames = (p: number, levels: number[], n: number): Array<[number, number[]]> =>
-    Array.from({ length: n }, () => [p, levels]);
-
   it('times the silence from where the audio fell quiet while Silero still hears voice', () => {
     // 10 loud frames, then Silero's decaying tail (voiced, 0.6) over quiet audio, then silence.
-    const signals = runLevels(new TurnDetector(base), [
+    const signals = run(new TurnDetector(base), [
       ...frames(0.9, LOUD, 10),
       ...frames(0.6, QUIET, 4),
       ...frames(0.05, QUIET, 20),
@@ -220,7 +206,7 @@ describe('TurnDetector end of speech from the audio level', () => {
   });
 
   it('places the end of speech at the last loud window of a frame', () => {
-    const signals = runLevels(new TurnDetector(base), [
+    const signals = run(new TurnDetector(base), [
       ...frames(0.9, LOUD, 10),
       [0.9, [0.1, 0.1, 1e-6, 1e-6]],
       ...frames(0.05, QUIET, 20),
@@ -230,7 +216,7 @@ describe('TurnDetector end of speech from the audio level', () => {
 
   it('keeps the turn while the audio stays above the floor (a noisy room), as Silero alone would', () => {
     const noisy = [1e-4, 1e-4, 1e-4, 1e-4]; // 30 dB below LOUD: above the floor
-    const withLevels = runLevels(new TurnDetector(base), [
+    const withLevels = run(new TurnDetector(base), [
       ...frames(0.9, LOUD, 10),
       ...frames(0.6, noisy, 4),
       ...frames(0.05, noisy, 20),
@@ -241,7 +227,7 @@ describe('TurnDetector end of speech from the audio level', () => {
   });
 
   it('does not end a turn over a quiet stretch shorter than the silence duration', () => {
-    const signals = runLevels(new TurnDetector(base), [
+    const signals = run(new TurnDetector(base), [
       ...frames(0.9, LOUD, 10),
       ...frames(0.6, QUIET, 8),
       ...frames(0.9, LOUD, 10),
