@@ -1,6 +1,8 @@
 /** Small pieces of the runtime that are not about a session's state. */
 import type { EngineStreamConfig } from '../engines/engine.types';
+import { OutputPacer, type OutputPacerOptions } from './output-pacer';
 import type { ClockPort } from './ports';
+import type { RuntimeTuning } from './runtime-options';
 import type { Effect } from './session.effects';
 import type { SessionConfig } from './session.types';
 
@@ -45,6 +47,19 @@ export class RuntimeCallQueue {
       this.executing = false;
     }
   }
+}
+
+/** A session's output pacer, bounded as the runtime's tuning says. */
+export function outputPacerFor(
+  tuning: RuntimeTuning,
+  options: Omit<OutputPacerOptions, 'leadMs' | 'softBacklogBytes' | 'maxQueuedMs'>,
+): OutputPacer {
+  return new OutputPacer({
+    ...options,
+    leadMs: tuning.outputLeadMs,
+    softBacklogBytes: tuning.softBacklogBytes,
+    maxQueuedMs: tuning.maxQueuedOutputMs,
+  });
 }
 
 export function engineConfigOf(sessionId: string, config: SessionConfig): EngineStreamConfig {

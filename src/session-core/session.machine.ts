@@ -167,9 +167,7 @@ export class SessionMachine {
     const refused = this.gate(clientEventId);
     if (refused !== null) return refused;
     if (bytes.length === 0) return NO_EFFECTS;
-    if (bytes.length % 2 !== 0) {
-      return this.refuse('invalid_audio', 'audio', clientEventId);
-    }
+    if (bytes.length % 2 !== 0) return this.refuse('invalid_audio', 'audio', clientEventId);
     const out: Effect[] = [];
     this.input.append(bytes, nowMs, out);
     return out;
@@ -178,9 +176,7 @@ export class SessionMachine {
   commit(clientEventId?: string): readonly Effect[] {
     const refused = this.gate(clientEventId);
     if (refused !== null) return refused;
-    if (this.input.framesSinceCommit === 0) {
-      return this.refuse('input_audio_buffer_empty', null, clientEventId);
-    }
+    if (this.input.framesSinceCommit === 0) return this.refuse('input_audio_buffer_empty', null, clientEventId);
     this.input.framesSinceCommit = 0;
     this.userTurns.manualCommit();
     return [{ kind: 'engine_commit' }, ack({ type: 'input_committed' }, clientEventId)];

@@ -13,11 +13,11 @@
  */
 import { EngineCapacityError, type EngineEvent, type EngineStream } from '../engines/engine.types';
 import type { CloseCause } from './close-causes';
-import { OutputPacer } from './output-pacer';
+import type { OutputPacer } from './output-pacer';
 import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';
 import { MeterWriter } from './meter-writer';
 import { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions } from './runtime-options';
-import { RuntimeCallQueue, engineConfigOf, errorText, timeLimit } from './runtime-support';
+import { RuntimeCallQueue, engineConfigOf, errorText, outputPacerFor, timeLimit } from './runtime-support';
 import { dispatchCommand, type SessionCommand } from './session.commands';
 import type { Effect } from './session.effects';
 import type { ServerEvent } from './session.events';
@@ -195,16 +195,21 @@ export class SessionRuntime {
     }
   }
 
-  private async openSession(config: SessionConfig): Promise<void> {
+  private openSession(config: SessionConfig): Promise<void> {
+    return this.holdingCommands(async () => {
+      try {
+        return await this.activate(config);
+      } catch (error) {
+        this.log.error(`session ${this.sessionId}: start failed: ${errorText(error)}`);
+        return this.machine.startFailed({ code: 'internal_error', message: 'the session could not be started' });
+      }
+    });
+  }
+
+  /** Commands that arrive while `work` runs are held, and handled after its effects. */
+  private async holdingCommands(work: () => Promise<readonly Effect[]>): Promise<void> {
     this.held = [];
-    let effects: readonly Effect[];
-    try {
-      effects = await this.activate(config);
-    } catch (error) {
-      this.log.error(`session ${this.sessionId}: start failed: ${errorText(error)}`);
-      effects = this.machine.startFailed({ code: 'internal_error', message: 'the session could not be started' });
-    }
-    this.run(effects);
+    this.run(await work());
     const held = this.held;
     this.held = null;
     for (const command of held) this.handle(command);
@@ -239,46 +244,39 @@ export class SessionRuntime {
       return this.machine.startFailed(refusal);
     }
     this.stream = stream;
-    this.pacer = new OutputPacer({
+    this.pacer = outputPacerFor(this.tuning, {
       clock: this.clock,
       originMs: startedAtMs,
       emit: (event) => this.send(event),
       drained: (itemId) => this.run(this.machine.outputDrained(itemId)),
       backlog: () => this.options.transport.bufferedAmount,
-      leadMs: this.tuning.outputLeadMs,
-      softBacklogBytes: this.tuning.softBacklogBytes,
-      maxQueuedMs: this.tuning.maxQueuedOutputMs,
     });
     return this.machine.startSucceeded(startedAtMs);
   }
 
   /** Commands that arrive meanwhile are held, as during a start, so appends reach the new stream. */
-  private async reopenEngine(config: SessionConfig): Promise<void> {
-    this.held = [];
-    let effects: readonly Effect[] = [];
-    const old = this.stream;
-    this.stream = null; // a close meanwhile must not close it twice
-    try {
-      if (old !== null) await timeLimit(old.close(), this.tuning.engineCloseTimeoutMs, this.clock);
-      const stream = await this.options.engine.open(engineConfigOf(this.sessionId, config), this.onEngineEvent);
-      if (this.machine.phase === 'started') {
-        this.stream = stream;
-        await this.options.store.reconfigure?.(this.sessionId, config).catch((error: unknown) => {
-          this.log.warn(`session ${this.sessionId}: recording the new configuration failed: ${errorText(error)}`);
-        });
-        effects = this.machine.engineReopened();
-      } else {
+  private reopenEngine(config: SessionConfig): Promise<void> {
+    return this.holdingCommands(async () => {
+      const old = this.stream;
+      this.stream = null; // a close meanwhile must not close it twice
+      try {
+        if (old !== null) await timeLimit(old.close(), this.tuning.engineCloseTimeoutMs, this.clock);
+        const stream = await this.options.engine.open(engineConfigOf(this.sessionId, config), this.onEngineEvent);
+        if (this.machine.phase === 'started') {
+          this.stream = stream;
+          await this.options.store.reconfigure?.(this.sessionId, config).catch((error: unknown) => {
+            this.log.warn(`session ${this.sessionId}: recording the new configuration failed: ${errorText(error)}`);
+          });
+          return this.machine.engineReopened();
+        }
         // The session ended while the stream opened: nothing will be heard on it.
         await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock).catch(() => undefined);
+      } catch (error) {
+        this.log.error(`session ${this.sessionId}: reopening the engine failed: ${errorText(error)}`);
+        this.streamLost({ kind: 'engine_failed', message: errorText(error) });
       }
-    } catch (error) {
-      this.log.error(`session ${this.sessionId}: reopening the engine failed: ${errorText(error)}`);
-      this.streamLost({ kind: 'engine_failed', message: errorText(error) });
-    }
-    this.run(effects);
-    const held = this.held;
-    this.held = null;
-    for (const command of held) this.handle(command);
+      return [];
+    });
   }
 
   private scheduleExpiry(atMs: number): void {

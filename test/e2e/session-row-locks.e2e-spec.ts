@@ -3,24 +3,14 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source-options';
 import { HeldSessionsRepository } from '../../src/modules/live-gateway/sockets/held-sessions.repository';
-import type { SessionAudioConfig } from '../../src/modules/sessions/entities/session.entity';
 import { SessionAdmissionRepository } from '../../src/modules/sessions/session-admission.repository';
 import { MeterEventsRepository, NewMeterBatch } from '../../src/modules/usage/meter-events.repository';
 import { SessionReaperRepository } from '../../src/modules/usage/session-reaper.repository';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
-import { newSessionId, VOICECHAT } from './usage-fixtures';
+import { AUDIO, newSessionId, VOICECHAT } from './usage-fixtures';
 
 const describeOnPostgres = databaseTargets().includes('postgres') ? describe : describe.skip;
 
-const AUDIO: SessionAudioConfig = {
-  input: {
-    format: { type: 'audio/pcm', rate: 24000 },
-    transcription: { language: 'auto' },
-    turn_detection: null,
-    noise_reduction: null,
-  },
-  output: null,
-};
 const COST = 7;
 
 /**

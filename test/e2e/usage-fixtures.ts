@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import type { SessionAudioConfig } from '../../src/modules/sessions/entities/session.entity';
 import type { TestApp } from '../support/test-app';
 
 export const VOICECHAT = 'vendor-voicechat';
@@ -22,7 +23,8 @@ export interface SessionFixture {
   metadata?: Record<string, string>;
 }
 
-const AUDIO = {
+/** The audio configuration of the session rows these tests write. */
+export const AUDIO: SessionAudioConfig = {
   input: {
     format: { type: 'audio/pcm', rate: 24000 },
     transcription: { language: 'auto' },

@@ -19,7 +19,7 @@ import {
   typed,
   type JsonSchema,
 } from '../openapi/asyncapi/schema-builders';
-import { COMPAT_HANDSHAKE_REFUSALS } from './compat/compat-refusals.asyncapi';
+import { COMPAT_HANDSHAKE_REFUSALS } from './handshake-refusals.asyncapi';
 import { TRANSCRIPTION_MODEL } from './compat/transcription-defaults';
 import { CLOSE_REASONS as CLOSE_TEXTS } from './listen.connection';
 import { IGNORED_LISTEN_PARAMETERS, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from './listen.query';

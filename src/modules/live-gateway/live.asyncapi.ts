@@ -36,6 +36,7 @@ import {
   WARNINGS,
 } from './live.asyncapi.schemas';
 import { START_TIMEOUT_MS } from './sockets/socket-limits';
+import { LIVE_HANDSHAKE_REFUSALS } from './handshake-refusals.asyncapi';
 
 /** One entry per event type, whose payload lists exactly the event's fields: checked by the compiler. */
 type Documented<Event extends { type: string }> = {
@@ -185,19 +186,7 @@ export const LIVE_ASYNCAPI: SocketDialectDoc = {
   ].join('\n'),
   query: object({}, { token: str('A client secret (browsers); never an API key.') }),
   security: ['bearer', 'token', 'api_key', 'client_secret_query'],
-  handshakeRefusals: [
-    'missing_api_key',
-    'invalid_api_key',
-    'key_revoked',
-    'api_key_in_query',
-    'invalid_client_secret',
-    'client_secret_expired',
-    'client_secret_used',
-    'insufficient_credit',
-    'rate_limit_exceeded',
-    'capacity_exhausted',
-    'shutting_down',
-  ],
+  handshakeRefusals: LIVE_HANDSHAKE_REFUSALS,
   errorCodes: LIVE_ERROR_CODES,
   clientMessages: {
     ...CLIENT,

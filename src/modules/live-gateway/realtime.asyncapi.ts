@@ -20,7 +20,7 @@ import {
   typed,
   type JsonSchema,
 } from '../openapi/asyncapi/schema-builders';
-import { COMPAT_HANDSHAKE_REFUSALS } from './compat/compat-refusals.asyncapi';
+import { COMPAT_HANDSHAKE_REFUSALS } from './handshake-refusals.asyncapi';
 import { TRANSCRIPTION_MODEL } from './compat/transcription-defaults';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session';
 
