@@ -4,10 +4,10 @@ import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../app.setup';
-import { createRootLogger } from '../common/logging/logger';
+import { createRootLogger } from '../platform/logging/logger';
 import { AppConfig } from '../config/app-config';
-import { buildAsyncApiDocument } from '../modules/openapi/asyncapi/asyncapi-document';
-import { OpenApiDocumentHolder } from '../modules/openapi/openapi-document.holder';
+import { buildAsyncApiDocument } from '../platform/openapi/asyncapi-document';
+import { OpenApiDocumentHolder } from '../modules/docs/openapi-document.holder';
 import { locateToolingDatabase } from './boot-for-tooling';
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
-import { DatabaseLocation, DatabaseModule } from '../database/database.module';
+import { DatabaseLocation, DatabaseModule } from '../platform/database/database.module';
 import { ProjectsModule } from '../modules/projects/projects.module';
 
 /** Just enough of the service for the console commands: config, database, projects and keys. */
@@ -10,7 +10,11 @@ export class CliModule {
   static forRoot(config: AppConfig, database: DatabaseLocation): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), ProjectsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database, config.databasePoolSize),
+        ProjectsModule,
+      ],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { usdToMicros } from '../common/money';
+import { usdToMicros } from '../platform/money';
 import type { AppConfig } from '../config/app-config';
 import type { LimitSetting, ProjectControlsService } from '../modules/projects/project-controls.service';
 import type { ProjectsService } from '../modules/projects/projects.service';

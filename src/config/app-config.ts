@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, Environment, parseEnvironment } from './environment';
-import { sha256Hex } from '../common/ids';
-import { usdToMicros } from '../common/money';
+import { sha256Hex } from '../platform/ids';
+import { usdToMicros } from '../platform/money';
 
 /** The engines document as given (parsed and validated by the engines module at start). */
 export interface EnginesSource {

@@ -1,11 +1,11 @@
 import { Parser } from '@asyncapi/parser';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseFluxFrame } from '../../src/modules/live-gateway/flux/flux.protocol';
-import { parseListenFrame } from '../../src/modules/live-gateway/listen.protocol';
-import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame } from '../../src/modules/live-gateway/live.protocol';
-import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from '../../src/modules/live-gateway/realtime.protocol';
-import { buildAsyncApiDocument } from '../../src/modules/openapi/asyncapi/asyncapi-document';
+import { parseFluxFrame } from '../../src/gateway/dialects/deepgram/flux/flux.protocol';
+import { parseListenFrame } from '../../src/gateway/dialects/deepgram/listen/listen.protocol';
+import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame } from '../../src/gateway/dialects/live/live.protocol';
+import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from '../../src/gateway/dialects/realtime/realtime.protocol';
+import { buildAsyncApiDocument } from '../../src/platform/openapi/asyncapi-document';
 import { chunks, silence, tone } from '../support/audio';
 import { schemaProblems } from '../support/json-schema-check';
 import { SocketClient } from '../support/socket-client';

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { encodeWav } from '../../src/engines/embedded/audio/wav';
+import { encodeWav } from '../../src/platform/audio/wav';
 import {
   concatAudio,
   fliteUtterances,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source-options';
-import { HeldSessionsRepository } from '../../src/modules/live-gateway/sockets/held-sessions.repository';
+import { dataSourceOptions } from '../../src/platform/database/data-source-options';
+import { HeldSessionsRepository } from '../../src/gateway/connection/held-sessions.repository';
 import { SessionAdmissionRepository } from '../../src/modules/sessions/session-admission.repository';
 import { MeterEventsRepository, NewMeterBatch } from '../../src/modules/usage/meter-events.repository';
 import { SessionReaperRepository } from '../../src/modules/usage/session-reaper.repository';

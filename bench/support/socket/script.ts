@@ -6,8 +6,8 @@
  * deterministic server event; the time from sending one of them to receiving its event is the
  * latency a frame picks up crossing the server.
  */
-import { FRAME_BYTES, FRAME_MS } from '../../../src/engines/engine.types';
-import { DEFAULT_TURN_DETECTION } from '../../../src/modules/live-gateway/live.protocol.start';
+import { FRAME_BYTES, FRAME_MS } from '../../../src/engines/contract';
+import { DEFAULT_TURN_DETECTION } from '../../../src/gateway/dialects/live/live.start';
 import { DEFAULT_SCRIPTED_OPTIONS } from '../../../src/engines/scripted/scripted.options';
 
 export { FRAME_BYTES, FRAME_MS };

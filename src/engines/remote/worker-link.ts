@@ -5,8 +5,8 @@
  * `failed` and ends the link; the stream decides where to go next.
  */
 import WebSocket from 'ws';
-import { PcmResampler } from '../../common/audio/pcm-resampler';
-import { SAMPLE_RATE } from '../engine.types';
+import { PcmResampler } from '../../platform/audio/pcm-resampler';
+import { SAMPLE_RATE } from '../contract';
 import { MalformedMessage, WorkerEvent, WorkerProtocol } from './protocols/worker-protocol';
 import type { Worker } from './worker-pool';
 

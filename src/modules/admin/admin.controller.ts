@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { usdToMicros } from '../../common/money';
+import { usdToMicros } from '../../platform/money';
 import { AppConfig } from '../../config/app-config';
 import { Public } from '../auth/public.decorator';
 import { keyView, ledgerView, projectView } from '../projects/operator-views';

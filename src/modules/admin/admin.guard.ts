@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError } from '../../common/errors/app-error';
-import { digestsEqual, sha256Hex } from '../../common/ids';
+import { AppError } from '../../platform/errors/app-error';
+import { digestsEqual, sha256Hex } from '../../platform/ids';
 import { AppConfig } from '../../config/app-config';
 
 const ACTOR = /^[\x21-\x7e][\x20-\x7e]{0,99}$/;

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppConfig } from '../../config/app-config';
-import { AppError } from '../../common/errors/app-error';
-import { sha256Hex } from '../../common/ids';
+import { AppError } from '../../platform/errors/app-error';
+import { sha256Hex } from '../../platform/ids';
 import { ApiKeysRepository, KeyCheck } from '../projects/api-keys.repository';
 import { extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
 import type { ApiKeyPrincipal, PresentedApiKey, RateLimitState, RequestRate } from './principal';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppError } from '../../common/errors/app-error';
+import { AppError } from '../../platform/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { AuthFailuresRepository } from './auth-failures.repository';
 

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
 import { ChecksApiKeyItself, PresentedKey } from '../auth/checks-api-key-itself.decorator';
 import type { PresentedApiKey } from '../auth/principal';
 import { ClientSecretsService } from './client-secrets.service';

@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { AppError } from '../../common/errors/app-error';
-import { enginesDocument, modelLanguages } from '../../engines/engines-config';
+import { AppError } from '../../platform/errors/app-error';
+import { enginesDocument, modelLanguages } from '../../engines/registry/engines-config';
 import type { SessionType } from '../sessions/entities/session.entity';
 
-export const VOICECHAT = 'vendor-voicechat';
-export const ASR_STREAMING = 'vendor-asr-streaming';
-export const VOICES = ['aria'] as const;
-/** Every model this service serves; the engines document must name an engine for each. */
-export const MODEL_IDS: readonly string[] = [VOICECHAT, ASR_STREAMING];
+import { ASR_STREAMING, MODEL_IDS, VOICECHAT, VOICES } from '../../session-core';
+
+export { ASR_STREAMING, MODEL_IDS, VOICECHAT, VOICES };
 
 export interface ModelInfo {
   id: string;

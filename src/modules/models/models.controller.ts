@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
 import { ModelListDto } from './dto/model.dto';
 import { ModelsService } from './models.service';
 

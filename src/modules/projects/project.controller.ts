@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import { ProjectDto } from './dto/project.dto';

@@ -3,8 +3,8 @@
  * socket's session.start opened with an API key) into the configuration the session runs with.
  * Pure: the model catalog is passed in, errors are AppErrors naming the offending parameter.
  */
-import { AppError } from '../../common/errors/app-error';
-import { SAMPLE_RATE } from '../../engines/engine.types';
+import { AppError } from '../../platform/errors/app-error';
+import { SAMPLE_RATE } from '../../engines/contract';
 import type { SessionAudioConfig, SessionType } from './entities/session.entity';
 
 export const SUPPORTED_FORMAT = 'audio/pcm';

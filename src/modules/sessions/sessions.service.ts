@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppError } from '../../common/errors/app-error';
-import { newId } from '../../common/ids';
+import { AppError } from '../../platform/errors/app-error';
+import { newId } from '../../platform/ids';
 import { AppConfig } from '../../config/app-config';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import { ModelCatalog } from '../models/model-catalog';

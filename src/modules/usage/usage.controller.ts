@@ -1,6 +1,6 @@
 import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import { NormalizedMeterEventDto } from './dto/normalized-meter-event.dto';

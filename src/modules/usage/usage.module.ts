@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MeterEventEntity } from './entities/meter-event.entity';
 import { ModelsModule } from '../models/models.module';
 import { MeterEventsRepository } from './meter-events.repository';
 import { MeterService } from './meter.service';
@@ -10,7 +12,7 @@ import { UsageService } from './usage.service';
 
 /** Metering (the socket runtime's write path, the reaper of orphaned sessions) and the usage API. */
 @Module({
-  imports: [ModelsModule],
+  imports: [TypeOrmModule.forFeature([MeterEventEntity]), ModelsModule],
   controllers: [UsageController],
   providers: [
     MeterEventsRepository,
