@@ -13,12 +13,12 @@ import { ProbeQuietLogController } from './platform/logging/probe-log-controller
 import { buildOpenApiDocument } from './platform/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './platform/database/database.module';
-import type { PresentedApiKey, RateLimitState } from './modules/auth/principal';
+import type { PresentedApiKey, RateLimitState } from './modules/auth';
 import { RawFramesWsAdapter } from './gateway/connection/raw-frames-ws-adapter';
-import { MetricsService } from './modules/metrics/metrics.service';
-import { refusalCode } from './modules/metrics/session-metrics';
-import { OpenApiDocumentHolder } from './modules/docs/openapi-document.holder';
-import { servePlayground } from './modules/docs/playground-assets';
+import { MetricsService } from './modules/metrics';
+import { refusalCode } from './modules/metrics';
+import { OpenApiDocumentHolder } from './modules/docs';
+import { servePlayground } from './modules/docs';
 
 export interface CreateAppOptions {
   config: AppConfig;

@@ -9,7 +9,7 @@ import { ConfigError } from './config/environment';
 import { enginesDocument } from './engines/registry/engines-config';
 import { MODEL_IDS } from './session-core';
 import { DatabaseModule } from './platform/database/database.module';
-import { FirstStartService } from './modules/projects/first-start.service';
+import { FirstStartService } from './modules/projects';
 
 async function main(): Promise<void> {
   tuneHeapForStreaming();

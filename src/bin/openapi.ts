@@ -7,7 +7,7 @@ import { createApp } from '../app.setup';
 import { createRootLogger } from '../platform/logging/logger';
 import { AppConfig } from '../config/app-config';
 import { buildAsyncApiDocument } from '../platform/openapi/asyncapi-document';
-import { OpenApiDocumentHolder } from '../modules/docs/openapi-document.holder';
+import { OpenApiDocumentHolder } from '../modules/docs';
 import { locateToolingDatabase } from './boot-for-tooling';
 
 async function main(): Promise<void> {

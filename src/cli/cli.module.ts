@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseLocation, DatabaseModule } from '../platform/database/database.module';
-import { ProjectsModule } from '../modules/projects/projects.module';
+import { ProjectsModule } from '../modules/projects';
 
 /** Just enough of the service for the console commands: config, database, projects and keys. */
 @Module({})

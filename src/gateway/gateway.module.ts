@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../modules/auth/auth.module';
-import { ClientSecretsModule } from '../modules/client-secrets/client-secrets.module';
-import { ModelsModule } from '../modules/models/models.module';
-import { SessionsModule } from '../modules/sessions/sessions.module';
-import { UsageModule } from '../modules/usage/usage.module';
+import { AuthModule } from '../modules/auth';
+import { ClientSecretsModule } from '../modules/client-secrets';
+import { ModelsModule } from '../modules/models';
+import { SessionsModule } from '../modules/sessions';
+import { UsageModule } from '../modules/usage';
 import { CompatAdmission } from './handshake/compat-admission.service';
 import { CompatSessionsRepository } from './connection/compat-sessions.repository';
 import { FluxGateway } from './dialects/deepgram/flux/flux.gateway';

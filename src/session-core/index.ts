@@ -43,3 +43,4 @@ export {
   VOICECHAT,
   VOICES,
 } from './model/defaults';
+export { type SessionError, type SessionStats, assertUnreachable } from './model/session.types';

@@ -3,7 +3,7 @@
  * size, the JSON envelope (an object with a string `type` and an optional string `event_id`), and the
  * shape of a refusal. Refusals are `reject` commands, answered in order; they never close the socket.
  */
-import type { SessionCommand } from '../../session-core/model/session.commands';
+import type { SessionCommand } from '../../session-core';
 
 /** What ws hands a message listener. */
 export type ClientFrame = string | Buffer | ArrayBuffer | Buffer[];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { SessionConfig } from '../../session-core/index';
-import type { SessionType } from '../../modules/sessions/entities/session.entity';
+import type { SessionType } from '../../modules/sessions';
 
 /** What the compatibility sockets read and write on session rows beyond the shared admission path. */
 @Injectable()

@@ -1,7 +1,7 @@
 import type { EndOfTurnSettings, TurnDetectionConfig } from '../../engines/contract';
 import type { SessionConfig } from '../../session-core/index';
-import type { SessionAudioConfig, SessionType } from '../../modules/sessions/entities/session.entity';
-import type { RequestedSessionConfig } from '../../modules/sessions/session-config';
+import type { SessionAudioConfig, SessionType } from '../../modules/sessions';
+import type { RequestedSessionConfig } from '../../modules/sessions';
 
 /** The stored, resolved audio configuration of a session → what its runtime and engine run with. */
 export function coreConfigOf(type: SessionType, model: string, audio: SessionAudioConfig): SessionConfig {

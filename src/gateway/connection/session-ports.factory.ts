@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../platform/errors/app-error';
 import type { ActivationResult, MeterPort, SessionStorePort } from '../../session-core/index';
-import { SessionsService } from '../../modules/sessions/sessions.service';
-import { MetricsService } from '../../modules/metrics/metrics.service';
-import { MeterService } from '../../modules/usage/meter.service';
+import { SessionsService } from '../../modules/sessions';
+import { MetricsService } from '../../modules/metrics';
+import { MeterService } from '../../modules/usage';
 import { InstanceIdentity } from './instance-identity';
 import type { Admitted } from '../handshake/socket-admission.service';
 import { requestedOf } from './session-config.mapping';

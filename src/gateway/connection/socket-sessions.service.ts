@@ -9,9 +9,9 @@ import {
 import type { WebSocket } from 'ws';
 import { AppConfig } from '../../config/app-config';
 import { SessionRegistry, SessionRuntime } from '../../session-core/index';
-import { LifecycleState } from '../../modules/health/lifecycle-state';
-import { MetricsService } from '../../modules/metrics/metrics.service';
-import { RegisteredSessionTerminator, SESSION_TERMINATOR } from '../../modules/sessions/session-terminator';
+import { LifecycleState } from '../../modules/health';
+import { MetricsService } from '../../modules/metrics';
+import { RegisteredSessionTerminator, SESSION_TERMINATOR } from '../../modules/sessions';
 import { HeldSessionsRepository } from './held-sessions.repository';
 import { InstanceIdentity } from './instance-identity';
 import type { SessionPorts } from './session-ports.factory';

@@ -3,16 +3,16 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../platform/errors/app-error';
 import { sha256Hex } from '../../platform/ids';
 import type { SessionConfig } from '../../session-core/index';
-import { isClientSecret } from '../../modules/auth/credentials';
+import { isClientSecret } from '../../modules/auth';
 import { extractSocketCredential } from './socket-credentials';
-import { SessionsService } from '../../modules/sessions/sessions.service';
+import { SessionsService } from '../../modules/sessions';
 import { InstanceIdentity } from '../connection/instance-identity';
 import { requestedOf } from '../connection/session-config.mapping';
 import { SessionPortsFactory, type SessionPorts } from '../connection/session-ports.factory';
 import { SocketAdmission, type Admitted } from './socket-admission.service';
-import { ModelCatalog } from '../../modules/models/model-catalog';
+import { ModelCatalog } from '../../modules/models';
 import { compatPorts } from '../connection/compat-ports';
-import { TRANSCRIPTION_MODEL } from '../../session-core/model/defaults';
+import { TRANSCRIPTION_MODEL } from '../../session-core';
 import { CompatSessionsRepository } from '../connection/compat-sessions.repository';
 
 /** What a compatibility dialect decides at its handshake. */

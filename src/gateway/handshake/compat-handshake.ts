@@ -3,8 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocketServer } from 'ws';
 import { renderError } from '../../platform/errors/error-renderer';
 import { newId } from '../../platform/ids';
-import type { FailedAuthThrottle } from '../../modules/auth/failed-auth.throttle';
-import { refusalCode } from '../../modules/metrics/session-metrics';
+import type { FailedAuthThrottle } from '../../modules/auth';
+import { refusalCode } from '../../modules/metrics';
 import { chooseProtocol, type SocketDialect } from './socket-credentials';
 
 const logger = new Logger('SocketHandshake');

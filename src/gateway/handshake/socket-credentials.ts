@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Credential, extractHeaderCredential } from '../../modules/auth/credentials';
+import { Credential, extractHeaderCredential } from '../../modules/auth';
 
 export type SocketDialect = 'live' | 'realtime' | 'listen';
 

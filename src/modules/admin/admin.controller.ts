@@ -2,10 +2,10 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } f
 import { ApiExcludeController } from '@nestjs/swagger';
 import { usdToMicros } from '../../platform/money';
 import { AppConfig } from '../../config/app-config';
-import { Public } from '../auth/public.decorator';
-import { keyView, ledgerView, projectView } from '../projects/operator-views';
-import { ProjectControlsService } from '../projects/project-controls.service';
-import { ProjectsService } from '../projects/projects.service';
+import { Public } from '../auth';
+import { keyView, ledgerView, projectView } from '../projects';
+import { ProjectControlsService } from '../projects';
+import { ProjectsService } from '../projects';
 import { AdminActor } from './admin-actor.decorator';
 import { AdminGuard } from './admin.guard';
 import {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ProjectsModule } from '../projects/projects.module';
+import { ProjectsModule } from '../projects';
 import { AdminController } from './admin.controller';
 import { AdminGuard } from './admin.guard';
 

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../platform/errors/app-error';
 import { sha256Hex } from '../../platform/ids';
-import { ApiKeysRepository, KeyCheck } from '../projects/api-keys.repository';
+import { KeyChecksRepository, type KeyCheck } from './key-checks.repository';
 import { extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
 import type { ApiKeyPrincipal, PresentedApiKey, RateLimitState, RequestRate } from './principal';
 
@@ -23,7 +23,7 @@ export class AuthService {
   private readonly rate: RequestRate;
 
   constructor(
-    private readonly keys: ApiKeysRepository,
+    private readonly keys: KeyChecksRepository,
     config: AppConfig,
   ) {
     this.rate = { capacity: config.rateLimitPerMinute, refillPerSecond: config.rateLimitPerMinute / 60 };

@@ -1,4 +1,4 @@
-import type { KeyCheck } from '../projects/api-keys.repository';
+import type { KeyCheck } from './key-checks.repository';
 
 /** Who is calling: resolved once per request by the guard, read by handlers through @CurrentPrincipal(). */
 export interface ApiKeyPrincipal {

@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
-import { ChecksApiKeyItself, PresentedKey } from '../auth/checks-api-key-itself.decorator';
-import type { PresentedApiKey } from '../auth/principal';
+import { ChecksApiKeyItself, PresentedKey } from '../auth';
+import type { PresentedApiKey } from '../auth';
 import { ClientSecretsService } from './client-secrets.service';
 import { ClientSecretRequestDto } from './dto/client-secret-request.dto';
 import { ClientSecretResponseDto } from './dto/client-secret-response.dto';

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ClientSecretEntity } from './entities/client-secret.entity';
-import { ModelsModule } from '../models/models.module';
-import { SessionsModule } from '../sessions/sessions.module';
+import { ModelsModule } from '../models';
+import { SessionsModule } from '../sessions';
 import { ClientSecretsController } from './client-secrets.controller';
 import { ClientSecretsRepository } from './client-secrets.repository';
 import { ClientSecretsService } from './client-secrets.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../platform/errors/app-error';
 import { enginesDocument, modelLanguages } from '../../engines/registry/engines-config';
-import type { SessionType } from '../sessions/entities/session.entity';
+import type { SessionType } from '../../session-core';
 
 import { ASR_STREAMING, MODEL_IDS, VOICECHAT, VOICES } from '../../session-core';
 

@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import { CurrentPrincipal } from '../auth';
+import type { ApiKeyPrincipal } from '../auth';
 import { ProjectDto } from './dto/project.dto';
 import { ProjectView } from './project.view';
 

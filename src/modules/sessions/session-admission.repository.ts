@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { poolSizeOf } from '../../platform/database/data-source-options';
 import { StatementBatcher } from '../../platform/database/statement-batcher';
-import type { RequestRate } from '../auth/principal';
-import type { KeyCheck } from '../projects/api-keys.repository';
+import type { RequestRate } from '../auth';
+import type { KeyCheck } from '../auth';
 import type { SessionAudioConfig, SessionType } from './entities/session.entity';
 
 export interface NewSession {

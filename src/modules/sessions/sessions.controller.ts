@@ -1,8 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import { CurrentPrincipal } from '../auth';
+import type { ApiKeyPrincipal } from '../auth';
 import { ListSessionsQueryDto } from './dto/list-sessions.dto';
 import { SessionResponseDto, SessionListResponseDto } from './dto/session.dto';
 import { SessionsService } from './sessions.service';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ModelsModule } from '../models/models.module';
+import { ModelsModule } from '../models';
 import { SessionEntity } from './entities/session.entity';
 import { SessionAdmissionRepository } from './session-admission.repository';
 import { SessionAdmissionService } from './session-admission.service';

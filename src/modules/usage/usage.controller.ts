@@ -1,8 +1,8 @@
 import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiKeyAuth, ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import { CurrentPrincipal } from '../auth';
+import type { ApiKeyPrincipal } from '../auth';
 import { NormalizedMeterEventDto } from './dto/normalized-meter-event.dto';
 import { UsageExportDto } from './dto/usage-export.dto';
 import { UsageRangeQueryDto, UsageReportQueryDto } from './dto/usage-query.dto';

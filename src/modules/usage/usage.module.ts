@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MeterEventEntity } from './entities/meter-event.entity';
-import { ModelsModule } from '../models/models.module';
+import { ModelsModule } from '../models';
 import { MeterEventsRepository } from './meter-events.repository';
 import { MeterService } from './meter.service';
 import { SessionReaperRepository } from './session-reaper.repository';

@@ -4,8 +4,8 @@
  * that the committed `asyncapi/asyncapi.json` changes whenever they do; a test compares the two.
  */
 import { ERROR_STATUS } from '../errors/error-codes';
-import { closeOutcome } from '../../session-core/model/close-causes';
-import { CLOSE_REASONS } from '../../modules/sessions/entities/session.entity';
+import { closeOutcome } from '../../session-core';
+import { CLOSE_REASONS } from '../../modules/sessions';
 import { SOCKET_DIALECT_DOCS } from '../../gateway/dialects/dialects.asyncapi';
 import { sortKeys } from './openapi-document';
 import { int, nullable, object, oneOfValues, str, type JsonSchema } from './asyncapi-schemas';

@@ -4,7 +4,7 @@
  * SOCKET_DIALECT_DOCS; the document, its close table and its refusal table are built from these.
  */
 import type { ErrorCode } from '../errors/error-codes';
-import type { CloseCause } from '../../session-core/model/close-causes';
+import type { CloseCause } from '../../session-core';
 import type { JsonSchema } from './asyncapi-schemas';
 
 export interface MessageDoc {

@@ -2,9 +2,9 @@
  * One live socket, transport-independent: the gateway creates it after the handshake and feeds
  * it the socket's frames and its end. It owns the session runtime with the live renderer.
  */
-import type { SessionRuntimeOptions } from '../../../session-core/runtime/runtime-options';
-import { SessionRuntime } from '../../../session-core/runtime/session.runtime';
-import type { SessionConfig } from '../../../session-core/model/session.types';
+import type { SessionRuntimeOptions } from '../../../session-core';
+import { SessionRuntime } from '../../../session-core';
+import type { SessionConfig } from '../../../session-core';
 import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame, type LiveFrame, type LiveParseContext } from './live.protocol';
 import { LiveRenderer } from './live.render';
 

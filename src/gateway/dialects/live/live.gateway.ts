@@ -3,7 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../../config/app-config';
-import { FailedAuthThrottle } from '../../../modules/auth/failed-auth.throttle';
+import { FailedAuthThrottle } from '../../../modules/auth';
 import { SPEECH_ENGINE, SpeechEngine } from '../../../engines/contract';
 import { LiveConnection } from './live.connection';
 import { guardHandshake } from '../../handshake/handshake';

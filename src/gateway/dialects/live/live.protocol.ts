@@ -4,8 +4,8 @@
  * event in order with everything else, and never closes for it.
  */
 import { LIVE_REFUSED_EVENTS } from '../../../../libs/protocol/live-events';
-import type { SessionCommand } from '../../../session-core/model/session.commands';
-import type { SessionConfig } from '../../../session-core/model/session.types';
+import type { SessionCommand } from '../../../session-core';
+import type { SessionConfig } from '../../../session-core';
 import {
   ClientFrame,
   isClientEvent,

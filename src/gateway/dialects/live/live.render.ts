@@ -10,15 +10,15 @@ import type {
   LiveSessionStats,
   LiveTurnEvent,
 } from '../../../../libs/protocol/live-events';
-import type { EventRenderer } from '../../../session-core/runtime/ports';
-import type { ServerEvent } from '../../../session-core/model/session.events';
+import type { EventRenderer } from '../../../session-core';
+import type { ServerEvent } from '../../../session-core';
 import {
   assertUnreachable,
   type OutputEncoding,
   type SessionDescriptor,
   type SessionError,
   type SessionStats,
-} from '../../../session-core/model/session.types';
+} from '../../../session-core';
 
 export class LiveRenderer implements EventRenderer {
   private sequence = 0;

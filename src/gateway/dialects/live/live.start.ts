@@ -6,9 +6,9 @@
  * but asking for anything else is `session_config_locked`.
  */
 import type { EndOfTurnSettings, TurnDetectionConfig } from '../../../engines/contract';
-import type { SessionCommand } from '../../../session-core/model/session.commands';
+import type { SessionCommand } from '../../../session-core';
 import { Fields, isRecord, Reject, reject } from '../../connection/client-frames';
-import type { OutputEncoding, SessionConfig, SessionType } from '../../../session-core/model/session.types';
+import type { OutputEncoding, SessionConfig, SessionType } from '../../../session-core';
 
 export const LIVE_MODELS: Readonly<Record<string, SessionType>> = {
   'vendor-voicechat': 'live',

@@ -21,7 +21,7 @@ import {
   type JsonSchema,
 } from '../../../platform/openapi/asyncapi-schemas';
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
-import { TRANSCRIPTION_MODEL } from '../../../session-core/model/defaults';
+import { TRANSCRIPTION_MODEL } from '../../../session-core';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session-update';
 
 export const REALTIME_ERROR_CODES = [

@@ -5,9 +5,9 @@
  * still change language and turn detection until the first audio (the core reopens the engine
  * stream); afterwards such a change is refused with `session_config_locked`.
  */
-import type { SessionRuntimeOptions } from '../../../session-core/runtime/runtime-options';
-import { SessionRuntime } from '../../../session-core/runtime/session.runtime';
-import type { SessionConfig } from '../../../session-core/model/session.types';
+import type { SessionRuntimeOptions } from '../../../session-core';
+import { SessionRuntime } from '../../../session-core';
+import type { SessionConfig } from '../../../session-core';
 import {
   parseRealtimeFrame,
   REALTIME_MAX_MESSAGE_BYTES,
@@ -16,7 +16,7 @@ import {
 } from './realtime.protocol';
 import { RealtimeRenderer } from './realtime.render';
 import { AppError } from '../../../platform/errors/app-error';
-import type { SessionCommand } from '../../../session-core/model/session.commands';
+import type { SessionCommand } from '../../../session-core';
 import { reject } from '../../connection/client-frames';
 
 export interface RealtimeConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {

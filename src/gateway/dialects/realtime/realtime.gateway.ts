@@ -3,12 +3,12 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../../config/app-config';
-import { FailedAuthThrottle } from '../../../modules/auth/failed-auth.throttle';
+import { FailedAuthThrottle } from '../../../modules/auth';
 import { SPEECH_ENGINE, SpeechEngine } from '../../../engines/contract';
-import { ModelCatalog } from '../../../modules/models/model-catalog';
+import { ModelCatalog } from '../../../modules/models';
 import { CompatAdmission, type CompatDialect } from '../../handshake/compat-admission.service';
 import { guardCompatHandshake } from '../../handshake/compat-handshake';
-import { DEFAULT_TRANSCRIPTION_CONFIG } from '../../../session-core/model/defaults';
+import { DEFAULT_TRANSCRIPTION_CONFIG } from '../../../session-core';
 import { RealtimeConnection } from './realtime.connection';
 import { checkRealtimeQuery } from './realtime.query';
 import { MAX_SOCKET_MESSAGE_BYTES } from '../../connection/socket-limits';

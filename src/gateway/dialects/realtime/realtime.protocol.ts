@@ -3,7 +3,7 @@
  * one neutral command out. A frame that cannot be served becomes a `reject`, answered with an
  * `error` event in order with everything else; errors never close the socket.
  */
-import type { SessionCommand } from '../../../session-core/model/session.commands';
+import type { SessionCommand } from '../../../session-core';
 import { ClientFrame, isClientEvent, parseBase64Append, readClientEvent, reject } from '../../connection/client-frames';
 import { resolveSessionUpdate } from './realtime.session-update';
 

@@ -5,7 +5,7 @@
  * client configured with one still lands on a transcription session.
  */
 import { AppError } from '../../../platform/errors/app-error';
-import { TRANSCRIPTION_MODEL } from '../../../session-core/model/defaults';
+import { TRANSCRIPTION_MODEL } from '../../../session-core';
 import { isServedModel } from './realtime.session-update';
 
 export function checkRealtimeQuery(rawUrl: string | undefined): void {

@@ -4,15 +4,11 @@
  * What Realtime has no event for (usage, warnings, mute) is not shown; usage travels in each
  * `…completed` as `{type:"duration"}` and over REST.
  */
-import type { EventRenderer, RenderedFrames } from '../../../session-core/runtime/ports';
-import type { ServerEvent } from '../../../session-core/model/session.events';
-import {
-  assertUnreachable,
-  type SessionDescriptor,
-  type SessionError,
-} from '../../../session-core/model/session.types';
+import type { EventRenderer, RenderedFrames } from '../../../session-core';
+import type { ServerEvent } from '../../../session-core';
+import { assertUnreachable, type SessionDescriptor, type SessionError } from '../../../session-core';
 import { RealtimeItems, type Committed } from './realtime.items';
-import { TRANSCRIPTION_MODEL } from '../../../session-core/model/defaults';
+import { TRANSCRIPTION_MODEL } from '../../../session-core';
 
 type Json = Record<string, unknown>;
 

@@ -6,10 +6,10 @@
  * keywords) are validated and then have no effect, which `session.updated` shows.
  */
 import type { TurnDetectionConfig } from '../../../engines/contract';
-import type { SessionCommand } from '../../../session-core/model/session.commands';
-import type { SessionConfigChanges } from '../../../session-core/model/session.types';
+import type { SessionCommand } from '../../../session-core';
+import type { SessionConfigChanges } from '../../../session-core';
 import { Fields, isRecord, reject } from '../../connection/client-frames';
-import { DEFAULT_VAD, TRANSCRIPTION_MODEL } from '../../../session-core/model/defaults';
+import { DEFAULT_VAD, TRANSCRIPTION_MODEL } from '../../../session-core';
 
 /** OpenAI transcription model names that existing clients send: all served by the streaming model. */
 export const OPENAI_TRANSCRIPTION_MODELS: ReadonlySet<string> = new Set([

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { AudioResponseDto } from '../../sessions/dto/session-audio.dto';
+import { AudioResponseDto } from '../../sessions';
 import { FRAME_BYTES, FRAME_MS, SAMPLE_RATE } from '../../../engines/contract';
 
 @ApiSchema({ name: 'IngressAudioResponse' })

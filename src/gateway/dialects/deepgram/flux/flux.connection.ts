@@ -7,10 +7,10 @@
  * Error, then close 1008. About 10 s without any frame ends the session as expired (idle_timeout).
  */
 import type { EndOfTurnSettings } from '../../../../engines/contract';
-import { systemClock } from '../../../../session-core/runtime/ports';
-import type { SessionRuntimeOptions } from '../../../../session-core/runtime/runtime-options';
-import { SessionRuntime } from '../../../../session-core/runtime/session.runtime';
-import type { SessionConfig } from '../../../../session-core/model/session.types';
+import { systemClock } from '../../../../session-core';
+import type { SessionRuntimeOptions } from '../../../../session-core';
+import { SessionRuntime } from '../../../../session-core';
+import type { SessionConfig } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
 import { ListenAudioInput } from '../shared/deepgram-audio';
 import { LISTEN_IDLE_MS } from '../listen/listen.connection';

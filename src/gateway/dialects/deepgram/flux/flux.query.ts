@@ -14,11 +14,7 @@
 import { AppError } from '../../../../platform/errors/app-error';
 import type { EndOfTurnSettings } from '../../../../engines/contract';
 import type { SessionConfig } from '../../../../session-core/index';
-import {
-  DEFAULT_TRANSCRIPTION_CONFIG,
-  DEFAULT_VAD,
-  TRANSCRIPTION_MODEL,
-} from '../../../../session-core/model/defaults';
+import { DEFAULT_TRANSCRIPTION_CONFIG, DEFAULT_VAD, TRANSCRIPTION_MODEL } from '../../../../session-core';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 
 export const FLUX_MODEL_ALIASES: readonly string[] = ['flux-general-en'];

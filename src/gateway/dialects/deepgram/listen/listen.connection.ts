@@ -7,10 +7,10 @@
  * idle_timeout) with 1011 NET-0001, as Deepgram does.
  */
 import type { WebSocket } from 'ws';
-import { systemClock, type TransportPort } from '../../../../session-core/runtime/ports';
-import type { SessionRuntimeOptions } from '../../../../session-core/runtime/runtime-options';
-import { SessionRuntime } from '../../../../session-core/runtime/session.runtime';
-import type { SessionConfig } from '../../../../session-core/model/session.types';
+import { systemClock, type TransportPort } from '../../../../session-core';
+import type { SessionRuntimeOptions } from '../../../../session-core';
+import { SessionRuntime } from '../../../../session-core';
+import type { SessionConfig } from '../../../../session-core';
 import { ListenAudioInput } from '../shared/deepgram-audio';
 import { parseListenFrame, type ListenFrame } from './listen.protocol';
 import type { ListenOptions } from './listen.query';

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../../../../config/app-config';
 import { ENGINE_REGISTRY, EngineRegistry } from '../../../../engines/registry/engine-registry';
-import { FailedAuthThrottle } from '../../../../modules/auth/failed-auth.throttle';
+import { FailedAuthThrottle } from '../../../../modules/auth';
 import { CompatAdmission, type CompatDialect } from '../../../handshake/compat-admission.service';
 import { guardCompatHandshake } from '../../../handshake/compat-handshake';
 import { ListenConnection, listenTransport } from './listen.connection';

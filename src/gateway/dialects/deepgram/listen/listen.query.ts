@@ -10,11 +10,7 @@
 import { AppError } from '../../../../platform/errors/app-error';
 import type { TurnDetectionConfig } from '../../../../engines/contract';
 import type { SessionConfig } from '../../../../session-core/index';
-import {
-  DEFAULT_TRANSCRIPTION_CONFIG,
-  DEFAULT_VAD,
-  TRANSCRIPTION_MODEL,
-} from '../../../../session-core/model/defaults';
+import { DEFAULT_TRANSCRIPTION_CONFIG, DEFAULT_VAD, TRANSCRIPTION_MODEL } from '../../../../session-core';
 
 export interface ListenOptions {
   readonly sampleRate: number;

@@ -7,8 +7,8 @@
  * utteranceEnd() as audio comes in.
  */
 import { createHash } from 'node:crypto';
-import type { EventRenderer, RenderedFrames } from '../../../../session-core/runtime/ports';
-import type { ServerEvent } from '../../../../session-core/model/session.events';
+import type { EventRenderer, RenderedFrames } from '../../../../session-core';
+import type { ServerEvent } from '../../../../session-core';
 import type { ListenOptions } from './listen.query';
 import { deepgramWords, fromEngineWords, seconds, spreadWords, type TimedWord } from '../shared/deepgram-words';
 

@@ -1,4 +1,4 @@
-import type { ClockPort, TimerHandle } from '../../../../session-core/runtime/ports';
+import type { ClockPort, TimerHandle } from '../../../../session-core';
 
 /**
  * Deepgram's idle rule: a socket that sends no frame at all for `idleMs` is ended. One timer per
