@@ -17,7 +17,9 @@ import type { PresentedApiKey, RateLimitState } from './modules/auth';
 import { RawFramesWsAdapter } from './gateway/connection/raw-frames-ws-adapter';
 import { MetricsService } from './modules/metrics';
 import { refusalCode } from './modules/metrics';
-import { OpenApiDocumentHolder } from './modules/docs';
+import { AsyncApiController, OpenApiDocumentHolder } from './modules/docs';
+import { ASYNCAPI_INPUTS } from './gateway/dialects';
+import { buildAsyncApiDocument } from './platform/openapi/asyncapi-document';
 import { servePlayground } from './modules/docs';
 
 export interface CreateAppOptions {
@@ -67,6 +69,7 @@ export async function createApp({
 
   const document = buildOpenApiDocument(app);
   app.get(OpenApiDocumentHolder).document = document;
+  app.get(AsyncApiController).document = buildAsyncApiDocument(ASYNCAPI_INPUTS);
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
   if (!servePlayground(app)) root.warn('playground assets not built (npm run build): /playground is not served');
   return app;

@@ -1,22 +1,20 @@
-import type { Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { sameEngineSettings, type SessionConfig, type SessionStorePort } from '../../session-core/index';
 import type { SessionPorts } from './session-ports.factory';
-import type { CompatSessionsRepository } from './compat-sessions.repository';
+import type { EngineSettings, SessionsService } from '../../modules/sessions';
 
 /**
  * The shared database ports, plus recording the engine settings a compatibility client chose
  * (Deepgram query parameters, a Realtime session.update before the first audio) when they differ
  * from what the session row holds, so that GET /v1/sessions/{id} shows what ran.
  */
-export function compatPorts(
-  ports: SessionPorts,
-  stored: SessionConfig,
-  repository: CompatSessionsRepository,
-  logger: Logger,
-): SessionPorts {
+// Named for the handshake that used to build these ports, so that the log line keeps its context.
+const logger = new Logger('CompatAdmission');
+
+export function compatPorts(ports: SessionPorts, stored: SessionConfig, sessions: SessionsService): SessionPorts {
   const record = async (sessionId: string, config: SessionConfig): Promise<void> => {
     try {
-      await repository.recordEngineSettings(sessionId, config);
+      await sessions.recordEngineSettings(sessionId, engineSettingsOf(config));
     } catch (error) {
       logger.warn({ err: error, sessionId }, 'could not record the session configuration');
     }
@@ -31,4 +29,21 @@ export function compatPorts(
     reconfigure: record,
   };
   return { store, meter: ports.meter, settle: () => ports.settle() };
+}
+
+/** The row's spelling (`audio.input`) of the settings a client may change. */
+function engineSettingsOf(config: SessionConfig): EngineSettings {
+  const td = config.turnDetection;
+  return {
+    language: config.language,
+    turnDetection:
+      td === null
+        ? null
+        : {
+            type: 'server_vad',
+            threshold: td.threshold,
+            prefix_padding_ms: td.prefixPaddingMs,
+            silence_duration_ms: td.silenceDurationMs,
+          },
+  };
 }

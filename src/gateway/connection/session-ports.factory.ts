@@ -5,8 +5,9 @@ import { SessionsService } from '../../modules/sessions';
 import { MetricsService } from '../../modules/metrics';
 import { MeterService } from '../../modules/usage';
 import { InstanceIdentity } from './instance-identity';
-import type { Admitted } from '../handshake/socket-admission.service';
+import type { AdmittedSession } from '../handshake/socket-admission';
 import { requestedOf } from './session-config.mapping';
+import type { DialectName } from '../dialect';
 
 export interface SessionPorts {
   store: SessionStorePort;
@@ -32,11 +33,11 @@ export class SessionPortsFactory {
     private readonly metrics: MetricsService,
   ) {}
 
-  create(admitted: Admitted, dialect: string): SessionPorts {
+  create(admitted: AdmittedSession, dialect: DialectName): SessionPorts {
     let activated = false;
     let closed = false;
-    const opened = admitted.kind === 'client_secret' ? admitted.opened : null;
-    const projectId = opened ? opened.projectId : admitted.kind === 'api_key' ? admitted.principal.projectId : null;
+    const opened = admitted.kind === 'opened' ? admitted.opened : null;
+    const projectId = admitted.kind === 'opened' ? admitted.opened.projectId : admitted.principal.projectId;
     let model = opened?.model ?? 'unknown';
     let startedAtMs = opened?.startedAt.getTime() ?? null;
     const counters = this.metrics.sessions;
@@ -62,8 +63,8 @@ export class SessionPortsFactory {
       );
     const store: SessionStorePort = {
       activate: async (_sessionId, activation): Promise<ActivationResult> => {
-        // A redeemed secret's session is active since the handshake, under the secret's config.
-        if (admitted.kind === 'client_secret') {
+        // Opened at the handshake (a redeemed secret, or a key on a socket configured there): active already.
+        if (admitted.kind === 'opened') {
           activated = true;
           opening(activation);
           return { ok: true };
@@ -98,7 +99,7 @@ export class SessionPortsFactory {
     };
     const settle = async (): Promise<void> => {
       counters.forgetSession(admitted.sessionId);
-      if (admitted.kind !== 'client_secret' || closed || activated) return;
+      if (admitted.kind !== 'opened' || closed || activated) return;
       try {
         await this.sessions.markClosed(admitted.sessionId, 'connection_lost');
         logEnd(admitted.sessionId, Date.now(), 0, 'connection_lost', 'never_started');

@@ -1,21 +1,12 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleInit,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import { AppConfig } from '../../config/app-config';
 import { SessionRegistry, SessionRuntime } from '../../session-core/index';
 import { LifecycleState } from '../../modules/health';
 import { MetricsService } from '../../modules/metrics';
-import { RegisteredSessionTerminator, SESSION_TERMINATOR } from '../../modules/sessions';
-import { HeldSessionsRepository } from './held-sessions.repository';
+import { SessionEnds, SessionsService } from '../../modules/sessions';
 import { InstanceIdentity } from './instance-identity';
 import type { SessionPorts } from './session-ports.factory';
-import { SESSION_END_SIGNALS, SessionEndSignals } from './signals/session-end-signals';
 import { SocketKeepAlive } from './socket-keepalive';
 
 const HEARTBEAT_MS = 5000;
@@ -37,13 +28,12 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
   private beating: Promise<void> | null = null;
 
   constructor(
-    private readonly held: HeldSessionsRepository,
+    private readonly sessions: SessionsService,
     private readonly instance: InstanceIdentity,
     private readonly lifecycle: LifecycleState,
     private readonly metrics: MetricsService,
     private readonly config: AppConfig,
-    @Inject(SESSION_TERMINATOR) private readonly terminator: RegisteredSessionTerminator,
-    @Inject(SESSION_END_SIGNALS) private readonly signals: SessionEndSignals,
+    private readonly ends: SessionEnds,
   ) {
     this.keepAlive = new SocketKeepAlive({
       pingIntervalMs: config.socketPingIntervalMs,
@@ -52,15 +42,11 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
   }
 
   onModuleInit(): void {
-    this.terminator.register({
-      terminate: async (s) => {
-        // Held here: ended at once. Elsewhere: its holder hears the signal (or sees it on its heartbeat).
-        if (!(await this.registry.end(s.id, { kind: 'deleted' }))) await this.signals.publish(s.id);
-      },
-    });
-    this.signals.subscribe((id) => void this.registry.end(id, { kind: 'deleted' }));
-    // Signals may have been missed while the listening connection was down: ask the database now.
-    this.signals.onGap(() => void this.beat());
+    // Signals may have been missed while the listening connection was down: then ask the database.
+    this.ends.hold(
+      (id) => this.registry.end(id, { kind: 'deleted' }),
+      () => void this.beat(),
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -108,14 +94,13 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     this.keepAlive.stop();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     await this.beating;
-    await this.signals.close();
   }
 
   private async beat(): Promise<void> {
     if (this.beating) return;
     this.beating = (async () => {
       try {
-        const { deleted, keyRevoked } = await this.held.heartbeat(this.instance.id, this.registry.ids());
+        const { deleted, keyRevoked } = await this.sessions.heartbeat(this.instance.id, this.registry.ids());
         await Promise.all([
           ...deleted.map((id) => this.registry.end(id, { kind: 'deleted' })),
           ...keyRevoked.map((id) => this.registry.end(id, { kind: 'key_revoked' })),

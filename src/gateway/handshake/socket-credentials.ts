@@ -1,7 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { Credential, extractHeaderCredential } from '../../modules/auth';
 
-export type SocketDialect = 'live' | 'realtime' | 'listen';
+/**
+ * Where a browser client, which cannot set headers on a WebSocket, puts its credential: `live` only
+ * as `?token=`, `realtime` in OpenAI's subprotocol, `listen` in Deepgram's subprotocol pair (the
+ * listen and Flux sockets both).
+ */
+export type CredentialStyle = 'live' | 'realtime' | 'listen';
 
 export type SocketCredentialResult =
   { kind: 'none' } | { kind: 'malformed'; reason: string } | { kind: 'found'; credential: Credential };
@@ -22,7 +27,7 @@ export function offeredProtocols(req: IncomingMessage): string[] {
  * The subprotocol the server must echo, or none. Browser clients abort when an offered list gets no
  * answer, so the dialect's marker protocol is always chosen when offered.
  */
-export function chooseProtocol(dialect: SocketDialect, offered: Set<string>): string | false {
+export function chooseProtocol(dialect: CredentialStyle, offered: Set<string>): string | false {
   if (dialect === 'realtime' && offered.has('realtime')) return 'realtime';
   if (dialect === 'listen') {
     for (const p of ['token', 'bearer']) if (offered.has(p)) return p;
@@ -34,7 +39,7 @@ export function chooseProtocol(dialect: SocketDialect, offered: Set<string>): st
  * Finds a socket's credential: the Authorization or X-API-Key header (servers), else the dialect's
  * browser subprotocol form, else `?token=` (client secrets only; API keys in URLs are refused earlier).
  */
-export function extractSocketCredential(req: IncomingMessage, dialect: SocketDialect): SocketCredentialResult {
+export function extractSocketCredential(req: IncomingMessage, dialect: CredentialStyle): SocketCredentialResult {
   const header = extractHeaderCredential(req.headers);
   if (header.kind !== 'none') return header;
 

@@ -4,6 +4,7 @@ export { CLOSE_REASONS, SESSION_STATUSES, type SessionAudioConfig, type SessionT
 export { type OpenedSession } from './opened-session';
 export { SessionAdmissionService } from './session-admission.service';
 export { type RequestedSessionConfig, resolveSessionConfig } from './session-config';
-export { RegisteredSessionTerminator, SESSION_TERMINATOR } from './session-terminator';
+export { SessionEnds } from './session-ends';
+export { type EngineSettings } from './sessions.repository';
 export { SessionsModule } from './sessions.module';
 export { SessionsService } from './sessions.service';

@@ -1,4 +1,4 @@
-import { SOCKET_DIALECT_DOCS } from '../../gateway/dialects/dialects.asyncapi';
+import { ASYNCAPI_INPUTS } from '../../gateway/dialects';
 import { buildAsyncApiDocument } from './asyncapi-document';
 import { constant, object, str, typed } from './asyncapi-schemas';
 import type { SocketDialectDoc } from './socket-dialect-doc';
@@ -22,8 +22,8 @@ type Doc = Record<string, any>;
 
 describe('buildAsyncApiDocument', () => {
   it('adds a dialect as one entry: its channel, both operations, its schemas and its close table', () => {
-    const doc = buildAsyncApiDocument([...SOCKET_DIALECT_DOCS, EXTRA]) as Doc;
-    expect(Object.keys(doc.channels)).toHaveLength(SOCKET_DIALECT_DOCS.length + 1);
+    const doc = buildAsyncApiDocument({ ...ASYNCAPI_INPUTS, dialects: [...ASYNCAPI_INPUTS.dialects, EXTRA] }) as Doc;
+    expect(Object.keys(doc.channels)).toHaveLength(ASYNCAPI_INPUTS.dialects.length + 1);
     expect(doc.channels.extra.address).toBe('/v9/extra');
     expect(doc.operations['extra.client']).toMatchObject({
       action: 'receive',
@@ -55,15 +55,21 @@ describe('buildAsyncApiDocument', () => {
   });
 
   it('refuses two dialects with one id, a schema defined twice, and a message named both ways', () => {
-    expect(() => buildAsyncApiDocument([EXTRA, EXTRA])).toThrow(/two socket dialects are called extra/);
-    expect(() => buildAsyncApiDocument([EXTRA, { ...EXTRA, id: 'other' }])).toThrow(/ExtraWord/);
+    expect(() => buildAsyncApiDocument({ ...ASYNCAPI_INPUTS, dialects: [EXTRA, EXTRA] })).toThrow(
+      /two socket dialects are called extra/,
+    );
+    expect(() => buildAsyncApiDocument({ ...ASYNCAPI_INPUTS, dialects: [EXTRA, { ...EXTRA, id: 'other' }] })).toThrow(
+      /ExtraWord/,
+    );
     const both = { ...EXTRA, serverMessages: { CloseStream: { summary: '', payload: constant(1) } } };
-    expect(() => buildAsyncApiDocument([both])).toThrow(/CloseStream named both ways/);
+    expect(() => buildAsyncApiDocument({ ...ASYNCAPI_INPUTS, dialects: [both] })).toThrow(
+      /CloseStream named both ways/,
+    );
   });
 
   it('is deterministic: keys sorted, so the committed file diffs cleanly', () => {
-    const doc = buildAsyncApiDocument() as Doc;
-    expect(JSON.stringify(doc)).toBe(JSON.stringify(buildAsyncApiDocument()));
+    const doc = buildAsyncApiDocument(ASYNCAPI_INPUTS) as Doc;
+    expect(JSON.stringify(doc)).toBe(JSON.stringify(buildAsyncApiDocument(ASYNCAPI_INPUTS)));
     expect(Object.keys(doc)).toEqual([...Object.keys(doc)].sort());
   });
 });

@@ -1,15 +1,12 @@
 /**
- * The AsyncAPI 3 document of the WebSocket protocols, built from the dialects' own descriptions
- * (SOCKET_DIALECT_DOCS), the error code table (ERROR_STATUS) and the close rules (closeOutcome), so
- * that the committed `asyncapi/asyncapi.json` changes whenever they do; a test compares the two.
+ * The AsyncAPI 3 document of the WebSocket protocols, built from what the socket layer hands it (the
+ * dialects' own descriptions, the close reasons and the close rules: AsyncApiInputs) and the error
+ * code table (ERROR_STATUS), so that the committed `asyncapi/asyncapi.json` changes whenever they do; a test compares the two.
  */
 import { ERROR_STATUS } from '../errors/error-codes';
-import { closeOutcome } from '../../session-core';
-import { CLOSE_REASONS } from '../../modules/sessions';
-import { SOCKET_DIALECT_DOCS } from '../../gateway/dialects/dialects.asyncapi';
 import { sortKeys } from './openapi-document';
 import { int, nullable, object, oneOfValues, str, type JsonSchema } from './asyncapi-schemas';
-import type { MessageDoc, SocketDialectDoc } from './socket-dialect-doc';
+import type { AsyncApiInputs, MessageDoc, SocketDialectDoc } from './socket-dialect-doc';
 
 export const ASYNCAPI_PATH = '/v1/asyncapi.json';
 
@@ -59,7 +56,7 @@ const SECURITY_SCHEMES = {
 
 export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
 
-const SHARED_SCHEMAS: Record<string, JsonSchema> = {
+const sharedSchemas = (closeReasons: readonly string[]): Record<string, JsonSchema> => ({
   ErrorEnvelope: object(
     {
       error: object({
@@ -73,28 +70,30 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
     {},
     'The body of a refused upgrade: the same ErrorEnvelope as the REST API (`/v1/openapi.json`).',
   ),
-  CloseReason: oneOfValues(CLOSE_REASONS, 'Why a session ended, as recorded on the session (`close_reason`).'),
-};
+  CloseReason: oneOfValues(closeReasons, 'Why a session ended, as recorded on the session (`close_reason`).'),
+});
 
-const DESCRIPTION = [
-  'The WebSocket protocols of Continuum. One client secret (`POST /v1/live/client_secrets` or ' +
-    '`POST /v1/realtime/client_secrets`, see the OpenAPI document at `/v1/openapi.json`) opens exactly one ' +
-    'session, on whichever socket it is presented to first; a secret of a `live` session opens only the live socket.',
-  '',
-  'Every socket authenticates **before the upgrade**: a refusal is an HTTP answer with the REST status and the ' +
-    '`ErrorEnvelope` body (`#/components/schemas/ErrorEnvelope`; with `x-request-id`, and `Retry-After` where it ' +
-    'applies), never a dropped socket. Each channel lists its refusals (`x-handshake-refusals`).',
-  '',
-  `A session ends with one of the close reasons ${CLOSE_REASONS.map((r) => `\`${r}\``).join(', ')}, recorded on ` +
-    'the session (`GET /v1/sessions/{id}`); each channel lists how its sessions end, with the close code.',
-  '',
-  'Audio is pcm16 little-endian, mono, 24000 Hz; input is metered in 80 ms frames (3840 bytes).',
-].join('\n');
+const description = (closeReasons: readonly string[]): string =>
+  [
+    'The WebSocket protocols of Continuum. One client secret (`POST /v1/live/client_secrets` or ' +
+      '`POST /v1/realtime/client_secrets`, see the OpenAPI document at `/v1/openapi.json`) opens exactly one ' +
+      'session, on whichever socket it is presented to first; a secret of a `live` session opens only the live socket.',
+    '',
+    'Every socket authenticates **before the upgrade**: a refusal is an HTTP answer with the REST status and the ' +
+      '`ErrorEnvelope` body (`#/components/schemas/ErrorEnvelope`; with `x-request-id`, and `Retry-After` where it ' +
+      'applies), never a dropped socket. Each channel lists its refusals (`x-handshake-refusals`).',
+    '',
+    `A session ends with one of the close reasons ${closeReasons.map((r) => `\`${r}\``).join(', ')}, recorded on ` +
+      'the session (`GET /v1/sessions/{id}`); each channel lists how its sessions end, with the close code.',
+    '',
+    'Audio is pcm16 little-endian, mono, 24000 Hz; input is metered in 80 ms frames (3840 bytes).',
+  ].join('\n');
 
-export function buildAsyncApiDocument(dialects: readonly SocketDialectDoc[] = SOCKET_DIALECT_DOCS): object {
+export function buildAsyncApiDocument(inputs: AsyncApiInputs): object {
+  const { dialects, closeReasons } = inputs;
   const channels: Record<string, object> = {};
   const operations: Record<string, object> = {};
-  const schemas: Record<string, JsonSchema> = { ...SHARED_SCHEMAS };
+  const schemas: Record<string, JsonSchema> = sharedSchemas(closeReasons);
   for (const dialect of dialects) {
     if (channels[dialect.id]) throw new Error(`two socket dialects are called ${dialect.id}`);
     for (const [name, schema] of Object.entries(dialect.schemas ?? {})) {
@@ -103,7 +102,7 @@ export function buildAsyncApiDocument(dialects: readonly SocketDialectDoc[] = SO
     }
     const overlap = Object.keys(dialect.clientMessages).filter((name) => name in dialect.serverMessages);
     if (overlap.length > 0) throw new Error(`${dialect.id}: ${overlap.join(', ')} named both ways`);
-    channels[dialect.id] = channel(dialect);
+    channels[dialect.id] = channel(dialect, inputs);
     const security = dialect.security.map((name) => ({ $ref: `#/components/securitySchemes/${name}` }));
     const refs = (messages: Record<string, MessageDoc>) =>
       Object.keys(messages).map((name) => ({ $ref: `#/channels/${dialect.id}/messages/${name}` }));
@@ -125,7 +124,7 @@ export function buildAsyncApiDocument(dialects: readonly SocketDialectDoc[] = SO
   }
   return sortKeys({
     asyncapi: '3.1.0',
-    info: { title: 'Continuum sockets', version: 'v1', description: DESCRIPTION },
+    info: { title: 'Continuum sockets', version: 'v1', description: description(closeReasons) },
     defaultContentType: 'application/json',
     servers: {
       local: {
@@ -140,12 +139,12 @@ export function buildAsyncApiDocument(dialects: readonly SocketDialectDoc[] = SO
   });
 }
 
-function channel(dialect: SocketDialectDoc): object {
+function channel(dialect: SocketDialectDoc, inputs: AsyncApiInputs): object {
   const messages: Record<string, object> = {};
   for (const [name, doc] of [...Object.entries(dialect.clientMessages), ...Object.entries(dialect.serverMessages)]) {
     messages[name] = message(name, doc);
   }
-  const ends = dialect.sessionEnds.map((end) => ({ ...end, outcome: closeOutcome(end.cause) }));
+  const ends = dialect.sessionEnds.map((end) => ({ ...end, outcome: inputs.closeOutcome(end.cause) }));
   const refusals = dialect.handshakeRefusals.map((code) => ({ status: ERROR_STATUS[code], code }));
   const description = [
     dialect.description,

@@ -1,10 +1,9 @@
 /**
  * What a socket dialect tells the AsyncAPI document about itself. Each dialect describes itself
- * next to its parser and renderer (`src/modules/live-gateway/*.asyncapi.ts`) and is listed once in
- * SOCKET_DIALECT_DOCS; the document, its close table and its refusal table are built from these.
+ * next to its parser and renderer (`src/gateway/dialects/<dialect>/*.asyncapi.ts`) and is listed once
+ * (gateway/dialects/index.ts); the document, its close table and its refusal table are built from these.
  */
 import type { ErrorCode } from '../errors/error-codes';
-import type { CloseCause } from '../../session-core';
 import type { JsonSchema } from './asyncapi-schemas';
 
 export interface MessageDoc {
@@ -17,10 +16,23 @@ export interface MessageDoc {
   readonly examples?: readonly unknown[];
 }
 
-/** One way a session ends on this socket; reason, detail and close code come from closeOutcome(). */
+/** Why a session ended, as the session core names it (its CloseCause): the input of the close rules. */
+export interface SessionEndCause {
+  readonly kind: string;
+  readonly [field: string]: unknown;
+}
+
+/** What a cause comes to: the recorded reason and detail, and the close frame's code (none: no frame). */
+export interface CloseOutcomeDoc {
+  readonly reason: string;
+  readonly detail: string;
+  readonly closeCode?: number | null;
+}
+
+/** One way a session ends on this socket; reason, detail and close code come from the close rules. */
 export interface SessionEndDoc {
   readonly how: string;
-  readonly cause: CloseCause;
+  readonly cause: SessionEndCause;
   /** What the server sends before the close frame. */
   readonly lastMessages: string;
 }
@@ -46,4 +58,13 @@ export interface SocketDialectDoc {
   readonly sessionEnds: readonly SessionEndDoc[];
   /** Component schemas this dialect's messages refer to (`#/components/schemas/<name>`). */
   readonly schemas?: Readonly<Record<string, JsonSchema>>;
+}
+
+/** What the document is built from; the socket layer supplies it (gateway/dialects/index.ts). */
+export interface AsyncApiInputs {
+  readonly dialects: readonly SocketDialectDoc[];
+  /** Every close reason a session can be recorded with. */
+  readonly closeReasons: readonly string[];
+  /** The close rules (a method: it takes the session core's own, narrower, cause type). */
+  closeOutcome(cause: SessionEndCause): CloseOutcomeDoc;
 }

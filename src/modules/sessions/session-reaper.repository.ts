@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 
 /**
  * The reaper's one statement. The heartbeat it reads is written by the instance that holds a
- * session's socket (live-gateway HeldSessionsRepository.heartbeat, every 5 s).
+ * session's socket (HeldSessionsRepository.heartbeat, every 5 s).
  */
 @Injectable()
 export class SessionReaperRepository {
