@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { sameEngineSettings, type SessionConfig, type SessionStorePort } from '../../session-core/index';
+import { sameEngineSettings, type SessionConfig, type SessionStorePort } from '../../session-core';
 import type { SessionPorts } from './session-ports.factory';
 import type { EngineSettings, SessionsService } from '../../modules/sessions';
 

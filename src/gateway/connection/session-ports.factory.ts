@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../platform/errors/app-error';
-import type { ActivationResult, MeterPort, SessionStorePort } from '../../session-core/index';
+import type { ActivationResult, MeterPort, SessionStorePort } from '../../session-core';
 import { SessionsService } from '../../modules/sessions';
 import { MetricsService } from '../../modules/metrics';
 import { MeterService } from '../../modules/usage';
 import { InstanceIdentity } from './instance-identity';
-import type { AdmittedSession } from '../handshake/socket-admission';
+import type { AdmittedSession } from './admitted-session';
 import { requestedOf } from './session-config.mapping';
 import type { DialectName } from '../dialect';
 

@@ -4,24 +4,20 @@ import { AppError } from '../../platform/errors/app-error';
 import { newId, sha256Hex } from '../../platform/ids';
 import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
 import { TRANSCRIPTION_MODEL, type SessionConfig } from '../../session-core';
-import { AuthService, isClientSecret, queryCarriesApiKey, type ApiKeyPrincipal } from '../../modules/auth';
+import { AuthService, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
 import { ClientSecretsService } from '../../modules/client-secrets';
 import { LifecycleState } from '../../modules/health';
 import { ModelCatalog } from '../../modules/models';
-import { SessionsService, type OpenedSession } from '../../modules/sessions';
+import { SessionsService } from '../../modules/sessions';
 import type { Dialect } from '../dialect';
+import type { AdmittedSession } from '../connection/admitted-session';
 import { compatPorts } from '../connection/compat-ports';
 import { InstanceIdentity } from '../connection/instance-identity';
 import { coreConfigOf, requestedOf } from '../connection/session-config.mapping';
 import { SessionPortsFactory, type SessionPorts } from '../connection/session-ports.factory';
 import { extractSocketCredential, type SocketCredentialResult } from './socket-credentials';
 
-/** Whose session the socket runs, as far as the handshake decided it. */
-export type AdmittedSession =
-  /** Active since the handshake: a redeemed client secret, or an API key on a socket configured there. */
-  | { kind: 'opened'; sessionId: string; opened: OpenedSession }
-  /** An API key on a socket that picks its session later: admitted at the start event (the live protocol). */
-  | { kind: 'deferred'; sessionId: string; principal: ApiKeyPrincipal };
+export type { AdmittedSession };
 
 export interface Admitted<Q = unknown> {
   readonly session: AdmittedSession;
