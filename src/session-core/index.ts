@@ -36,11 +36,15 @@ export {
 } from './model/session.types';
 export {
   ASR_STREAMING,
+  DEFAULT_END_OF_TURN,
+  DEFAULT_LANGUAGE,
   DEFAULT_TRANSCRIPTION_CONFIG,
   DEFAULT_VAD,
   MODEL_IDS,
   TRANSCRIPTION_MODEL,
+  VOICE,
   VOICECHAT,
   VOICES,
 } from './model/defaults';
+export type { TranscriptDelta, TranscriptWord } from './model/transcript';
 export { type SessionError, type SessionStats, assertUnreachable } from './model/session.types';

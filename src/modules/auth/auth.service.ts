@@ -38,12 +38,12 @@ export class AuthService {
    * For a route that checks the key in its own statement: everything about the key that needs no
    * database. The returned key applies that statement's verdict to this request.
    */
-  presentApiKey(request: AuthRequest & { principal?: ApiKeyPrincipal }): PresentedApiKey {
+  presentApiKey(request: AuthRequest): PresentedApiKey {
     const hash = sha256Hex(this.readApiKey(request));
     let settled = false;
     const settle = (check: KeyCheck | null) => {
       settled = true;
-      return (request.principal = this.settle(check, request));
+      return this.settle(check, request);
     };
     return {
       hash,

@@ -2,11 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../platform/errors/app-error';
 import { enginesDocument, modelLanguages } from '../../engines/registry/engines-config';
-import type { SessionType } from '../../session-core';
-
-import { ASR_STREAMING, MODEL_IDS, VOICECHAT, VOICES } from '../../session-core';
-
-export { ASR_STREAMING, MODEL_IDS, VOICECHAT, VOICES };
+import { ASR_STREAMING, DEFAULT_LANGUAGE, MODEL_IDS, VOICECHAT, VOICES, type SessionType } from '../../session-core';
 
 export interface ModelInfo {
   id: string;
@@ -60,7 +56,7 @@ export class ModelCatalog {
    * `auto` is always accepted; a regional tag (`en-US`) is judged by its language.
    */
   checkLanguage(modelId: string, language: string | null | undefined, param: string): void {
-    if (language === null || language === undefined || language === 'auto') return;
+    if (language === null || language === undefined || language === DEFAULT_LANGUAGE) return;
     const languages = this.find(modelId)?.languages ?? [];
     if (languages.includes(language.toLowerCase().split('-')[0])) return;
     throw new AppError(

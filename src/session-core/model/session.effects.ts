@@ -3,6 +3,7 @@
  * them directly. Flat variants (no nested command objects) keep the per-frame push to one object.
  */
 import type { ServerEvent } from './session.events';
+import type { TranscriptDelta } from './transcript';
 import type { CloseReason, MeterBatch, SessionConfig, Usage } from './session.types';
 
 export type Effect =
@@ -26,16 +27,8 @@ export type Effect =
   | { readonly kind: 'meter'; readonly batch: MeterBatch }
   /** Hand response audio / words to the output pacer. */
   | { readonly kind: 'output_audio'; readonly itemId: string; readonly pcm: Buffer }
-  | {
-      readonly kind: 'output_transcript';
-      readonly itemId: string;
-      readonly delta: string;
-      /** Offsets within the response's audio, as the engine gave them. */
-      readonly startMs: number;
-      readonly endMs: number;
-      readonly done: boolean;
-      readonly transcript?: string;
-    }
+  /** Offsets within the response's audio, as the engine gave them. */
+  | (TranscriptDelta & { readonly kind: 'output_transcript' })
   /** The engine finished this response: report outputDrained once its audio has played. */
   | { readonly kind: 'output_end'; readonly itemId: string }
   /** Drop all queued output now (barge-in, closing). */

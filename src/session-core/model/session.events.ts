@@ -3,7 +3,7 @@
  * The live dialect renders them as `session.*` events; the compatibility dialects of later
  * issues render the same list as Realtime or Deepgram messages.
  */
-import type { EngineWord } from '../../engines/contract';
+import type { TranscriptDelta, TranscriptWord } from './transcript';
 import type { CloseReason, SessionDescriptor, SessionError, SessionStats, Usage } from './session.types';
 
 export type WarningCode =
@@ -20,18 +20,12 @@ export type ServerEvent =
   /** Acks of a manual commit / clear (the Realtime dialect's input buffer events). */
   | { readonly type: 'input_committed'; readonly clientEventId?: string }
   | { readonly type: 'input_cleared'; readonly clientEventId?: string }
-  | {
+  /** Offsets on the input-audio timeline. */
+  | (TranscriptDelta & {
       readonly type: 'input_transcript';
-      readonly itemId: string;
-      readonly delta: string;
-      /** Integer ms on the input-audio timeline, endMs >= startMs. */
-      readonly startMs: number;
-      readonly endMs: number;
-      readonly done: boolean;
-      readonly transcript?: string;
       readonly confidence?: number;
-      readonly words?: readonly EngineWord[];
-    }
+      readonly words?: readonly TranscriptWord[];
+    })
   | { readonly type: 'speech_started'; readonly itemId: string; readonly startMs: number }
   | { readonly type: 'speech_stopped'; readonly itemId: string; readonly endMs: number }
   | {
@@ -47,21 +41,13 @@ export type ServerEvent =
       readonly confidence: number;
       /** On `end`: what ended the turn. */
       readonly trigger?: 'model' | 'manual' | 'timeout';
-      readonly words?: readonly EngineWord[];
+      readonly words?: readonly TranscriptWord[];
     }
   | { readonly type: 'response_started'; readonly itemId: string }
   /** Sent when the response's audio finished playing (or was cut by barge-in). */
   | { readonly type: 'response_done'; readonly itemId: string; readonly interrupted: boolean }
-  | {
-      readonly type: 'output_transcript';
-      readonly itemId: string;
-      readonly delta: string;
-      /** Integer ms on the session timeline (ms since the session started), when these words play. */
-      readonly startMs: number;
-      readonly endMs: number;
-      readonly done: boolean;
-      readonly transcript?: string;
-    }
+  /** Offsets on the session timeline (ms since the session started): when these words play. */
+  | (TranscriptDelta & { readonly type: 'output_transcript' })
   | {
       readonly type: 'output_audio';
       readonly itemId: string;
