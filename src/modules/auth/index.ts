@@ -13,5 +13,3 @@ export {
   type RequestRate,
 } from './principal';
 export { type KeyCheck } from './key-checks.repository';
-/** @deprecated Kept until sessions.controller.ts takes @Auth() (the gateway's file); remove at merge. */
-export { Auth as CurrentPrincipal } from './auth.decorator';
