@@ -1,5 +1,5 @@
 import type { EndOfTurnSettings, TurnDetectionConfig } from '../../engines/contract';
-import type { SessionConfig } from '../../session-core/index';
+import { DEFAULT_END_OF_TURN, DEFAULT_VAD, type SessionConfig } from '../../session-core';
 import type { SessionAudioConfig, SessionType } from '../../modules/sessions';
 import type { RequestedSessionConfig } from '../../modules/sessions';
 
@@ -9,9 +9,9 @@ export function coreConfigOf(type: SessionType, model: string, audio: SessionAud
   const turnDetection: TurnDetectionConfig | null = td
     ? {
         type: 'server_vad',
-        threshold: Number(td.threshold ?? 0.5),
-        silenceDurationMs: Number(td.silence_duration_ms ?? 500),
-        prefixPaddingMs: Number(td.prefix_padding_ms ?? 300),
+        threshold: Number(td.threshold ?? DEFAULT_VAD.threshold),
+        silenceDurationMs: Number(td.silence_duration_ms ?? DEFAULT_VAD.silenceDurationMs),
+        prefixPaddingMs: Number(td.prefix_padding_ms ?? DEFAULT_VAD.prefixPaddingMs),
         ...(isRecord(td.end_of_turn) ? { endOfTurn: endOfTurnOf(td.end_of_turn) } : {}),
       }
     : null;
@@ -58,9 +58,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function endOfTurnOf(stored: Record<string, unknown>): EndOfTurnSettings {
   return {
-    eotThreshold: Number(stored.eot_threshold ?? 0.7),
-    eagerEotThreshold: stored.eager_eot_threshold === null ? null : Number(stored.eager_eot_threshold ?? 0.4),
-    eotTimeoutMs: Number(stored.eot_timeout_ms ?? 5000),
+    eotThreshold: Number(stored.eot_threshold ?? DEFAULT_END_OF_TURN.eotThreshold),
+    eagerEotThreshold:
+      stored.eager_eot_threshold === null
+        ? null
+        : Number(stored.eager_eot_threshold ?? DEFAULT_END_OF_TURN.eagerEotThreshold),
+    eotTimeoutMs: Number(stored.eot_timeout_ms ?? DEFAULT_END_OF_TURN.eotTimeoutMs),
   };
 }
 

@@ -25,7 +25,8 @@ import {
   type JsonSchema,
   type SchemaOf,
 } from '../../../platform/openapi/asyncapi-schemas';
-import { LIVE_MODELS, LIVE_VOICE } from './live.start';
+import { VOICE as LIVE_VOICE } from '../../../session-core';
+import { LIVE_MODELS } from './live.start';
 
 export const LIVE_ERROR_CODES = [
   'invalid_json',

@@ -1,5 +1,6 @@
 import type { SessionConfig } from '../../../session-core/model/session.types';
-import { DEFAULT_LIVE_END_OF_TURN, DEFAULT_TURN_DETECTION, checkLiveUpdate, resolveLiveStart } from './live.start';
+import { DEFAULT_END_OF_TURN, DEFAULT_VAD } from '../../../session-core';
+import { checkLiveUpdate, resolveLiveStart } from './live.start';
 
 const start = (session: unknown, lock: SessionConfig | null = null) => resolveLiveStart(session, 'c1', lock);
 const LOCK: SessionConfig = {
@@ -21,7 +22,7 @@ describe('resolveLiveStart', () => {
         model: 'vendor-voicechat',
         voice: 'aria',
         language: 'auto',
-        turnDetection: { ...DEFAULT_TURN_DETECTION, endOfTurn: DEFAULT_LIVE_END_OF_TURN },
+        turnDetection: { ...DEFAULT_VAD, endOfTurn: DEFAULT_END_OF_TURN },
         outputEncoding: 'base64',
       },
     });

@@ -5,35 +5,29 @@
  * with a client secret runs the secret's configuration: a start may repeat it or leave it out,
  * but asking for anything else is `session_config_locked`.
  */
-import type { EndOfTurnSettings, TurnDetectionConfig } from '../../../engines/contract';
-import type { SessionCommand } from '../../../session-core';
+import type { TurnDetectionConfig } from '../../../engines/contract';
+import {
+  ASR_STREAMING,
+  DEFAULT_END_OF_TURN,
+  DEFAULT_LANGUAGE,
+  DEFAULT_VAD,
+  VOICE,
+  VOICECHAT,
+  type OutputEncoding,
+  type SessionCommand,
+  type SessionConfig,
+  type SessionType,
+} from '../../../session-core';
 import { Fields, isRecord, Reject, reject } from '../../connection/client-frames';
-import type { OutputEncoding, SessionConfig, SessionType } from '../../../session-core';
 
 export const LIVE_MODELS: Readonly<Record<string, SessionType>> = {
-  'vendor-voicechat': 'live',
-  'vendor-asr-streaming': 'transcription',
+  [VOICECHAT]: 'live',
+  [ASR_STREAMING]: 'transcription',
 };
 
-export const LIVE_VOICE = 'aria';
-
-/** The live convention has no VAD settings; API-key sessions get these. */
-export const DEFAULT_TURN_DETECTION: TurnDetectionConfig = {
-  type: 'server_vad',
-  threshold: 0.5,
-  silenceDurationMs: 500,
-  prefixPaddingMs: 300,
-};
-
-/** Live (voicechat) sessions end turns on the end-of-turn confidence, eagerly preparing answers. */
-export const DEFAULT_LIVE_END_OF_TURN: EndOfTurnSettings = {
-  eotThreshold: 0.7,
-  eagerEotThreshold: 0.4,
-  eotTimeoutMs: 5000,
-};
-
+/** The live convention has no VAD settings: API-key sessions get the defaults, and live ones end turns eagerly. */
 function defaultTurnDetection(type: SessionType): TurnDetectionConfig {
-  return type === 'live' ? { ...DEFAULT_TURN_DETECTION, endOfTurn: DEFAULT_LIVE_END_OF_TURN } : DEFAULT_TURN_DETECTION;
+  return type === 'live' ? { ...DEFAULT_VAD, endOfTurn: DEFAULT_END_OF_TURN } : DEFAULT_VAD;
 }
 
 const START_FIELDS = new Set(['model', 'audio', 'instructions', 'input', 'delegation', 'store', 'triggers', 'client']);
@@ -77,7 +71,7 @@ export function resolveLiveStart(
   const unknownOutput = unknownField(output, OUTPUT_FIELDS, 'session.audio.output');
   if (unknownOutput !== null) return fail('unknown_parameter', `Unknown parameter: '${unknownOutput}'`, unknownOutput);
   const voice = voiceName(output.voice);
-  if (voice !== null && voice !== LIVE_VOICE) {
+  if (voice !== null && voice !== VOICE) {
     return fail(
       'invalid_voice',
       `voice ${JSON.stringify(voice)} is not available: the only voice is "aria"`,
@@ -100,8 +94,8 @@ export function resolveLiveStart(
   const config: SessionConfig = {
     type,
     model,
-    voice: type === 'live' ? LIVE_VOICE : null,
-    language: lock?.language ?? 'auto',
+    voice: type === 'live' ? VOICE : null,
+    language: lock?.language ?? DEFAULT_LANGUAGE,
     turnDetection: lock === null ? defaultTurnDetection(type) : lock.turnDetection,
     outputEncoding: encoding as OutputEncoding,
   };

@@ -13,15 +13,20 @@
  */
 import { AppError } from '../../../../platform/errors/app-error';
 import type { EndOfTurnSettings } from '../../../../engines/contract';
-import type { SessionConfig } from '../../../../session-core/index';
-import { DEFAULT_TRANSCRIPTION_CONFIG, DEFAULT_VAD, TRANSCRIPTION_MODEL } from '../../../../session-core';
+import {
+  DEFAULT_END_OF_TURN,
+  DEFAULT_TRANSCRIPTION_CONFIG,
+  DEFAULT_VAD,
+  TRANSCRIPTION_MODEL,
+  type SessionConfig,
+} from '../../../../session-core';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 
 export const FLUX_MODEL_ALIASES: readonly string[] = ['flux-general-en'];
 
-export const EOT_THRESHOLD = { min: 0.5, max: 1, default: 0.7 } as const;
+export const EOT_THRESHOLD = { min: 0.5, max: 1, default: DEFAULT_END_OF_TURN.eotThreshold } as const;
 export const EAGER_EOT_THRESHOLD = { min: 0.3, max: 0.9 } as const;
-export const EOT_TIMEOUT_MS = { min: 500, max: 60_000, default: 5000 } as const;
+export const EOT_TIMEOUT_MS = { min: 500, max: 60_000, default: DEFAULT_END_OF_TURN.eotTimeoutMs } as const;
 
 export interface FluxOptions {
   readonly sampleRate: number;
