@@ -1,32 +1,15 @@
-import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
-
-const BASE62 = Buffer.from('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 'latin1');
+import { hash, timingSafeEqual } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
 
 /**
- * CSPRNG bytes drawn 4 KiB at a time, each byte handed out once (as Node's own randomUUID() caches):
- * one call into OpenSSL per ~100 ids instead of one per id, which showed in the profile of secret
- * creation. Ids and secrets are made several times per request.
+ * Unbiased base62 from the CSPRNG (nanoid: a bitmask and rejection, bytes drawn from a pool, so one
+ * call into OpenSSL serves many ids): token-safe in URLs, headers and WebSocket subprotocols. Ids
+ * and secrets are made several times per request.
  */
-const entropy = Buffer.alloc(4096);
-let used = entropy.length;
-
-function randomByte(): number {
-  if (used === entropy.length) {
-    randomFillSync(entropy);
-    used = 0;
-  }
-  return entropy[used++];
-}
-
-/** Unbiased base62 from the CSPRNG: token-safe in URLs, headers and WebSocket subprotocols. */
-export function randomBase62(length: number): string {
-  const chars = Buffer.allocUnsafe(length);
-  for (let i = 0; i < length;) {
-    const byte = randomByte();
-    if (byte < 248) chars[i++] = BASE62[byte % 62]; // 248 = 4 * 62: drop the biased tail
-  }
-  return chars.toString('latin1');
-}
+export const randomBase62: (length: number) => string = customAlphabet(
+  '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
+  24,
+);
 
 /** 43 base62 characters carry 256 bits: "at least 32 random bytes". */
 const SECRET_CHARS = 43;

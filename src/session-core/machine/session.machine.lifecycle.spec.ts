@@ -3,17 +3,10 @@ import { FRAME_BYTES } from '../../engines/contract';
 import type { Effect } from '../model/session.effects';
 import type { ServerEvent } from '../model/session.events';
 import { SessionMachine } from './session.machine';
-import type { SessionConfig } from '../model/session.types';
+import { LIVE_CONFIG } from '../testing/live-config';
 
 const T0 = 1_767_225_600_000;
-const CONFIG: SessionConfig = {
-  type: 'live',
-  model: 'vendor-voicechat',
-  voice: 'aria',
-  language: 'auto',
-  turnDetection: null,
-  outputEncoding: 'base64',
-};
+const CONFIG = LIVE_CONFIG;
 const OUTPUT = { framesSent: 40, framesDropped: 2, warnings: 1 };
 
 function events(effects: readonly Effect[]): ServerEvent[] {

@@ -2,6 +2,7 @@ import { SessionRegistry } from './session.registry';
 import { SessionRuntime } from './session.runtime';
 import { FakeClock, settle } from '../testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeTransport, JsonRenderer } from '../testing/fakes';
+import { LIVE_CONFIG } from '../testing/live-config';
 
 function runtime(sessionId: string, store: FakeStore, transport = new FakeTransport()): SessionRuntime {
   return new SessionRuntime({
@@ -15,14 +16,7 @@ function runtime(sessionId: string, store: FakeStore, transport = new FakeTransp
   });
 }
 
-const CONFIG = {
-  type: 'live',
-  model: 'vendor-voicechat',
-  voice: 'aria',
-  language: 'auto',
-  turnDetection: null,
-  outputEncoding: 'base64',
-} as const;
+const CONFIG = LIVE_CONFIG;
 
 describe('SessionRegistry', () => {
   it('ends one session by id and forgets it once done', async () => {

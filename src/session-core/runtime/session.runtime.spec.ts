@@ -2,18 +2,12 @@ import { EngineCapacityError, FRAME_BYTES } from '../../engines/contract';
 import type { ActivationResult, LoggerPort } from './ports';
 import type { RuntimeTuning } from './runtime-options';
 import { SessionRuntime } from './session.runtime';
-import type { SessionConfig, SessionLimits } from '../model/session.types';
+import type { SessionLimits } from '../model/session.types';
 import { FakeClock, settle } from '../testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeTransport, Gate, JsonRenderer } from '../testing/fakes';
+import { LIVE_CONFIG } from '../testing/live-config';
 
-const CONFIG: SessionConfig = {
-  type: 'live',
-  model: 'vendor-voicechat',
-  voice: 'aria',
-  language: 'auto',
-  turnDetection: null,
-  outputEncoding: 'base64',
-};
+const CONFIG = LIVE_CONFIG;
 
 function setup(limits: Partial<SessionLimits> = {}, tuning: Partial<RuntimeTuning> = {}) {
   const clock = new FakeClock();

@@ -1,6 +1,6 @@
 import { ListenAudioInput } from '../shared/deepgram-audio';
 import { parseListenFrame } from './listen.protocol';
-import { PcmResampler } from '../../../../platform/audio/pcm-resampler';
+import { Resampler } from '../../../../platform/audio/resampler';
 
 function sine(rate: number, ms: number, hz: number): Buffer {
   const samples = Math.round((rate * ms) / 1000);
@@ -63,14 +63,14 @@ describe('ListenAudioInput', () => {
   });
 });
 
-describe('PcmResampler', () => {
+describe('Resampler (pcm16)', () => {
   it.each([8000, 16000, 22050, 32000, 44100, 48000])('keeps a 440 Hz tone from %i Hz at its level', (rate) => {
-    const resampler = new PcmResampler(rate, 24000);
+    const resampler = new Resampler(rate, 24000);
     const source = sine(rate, 500, 440);
     // In uneven blocks, as frames arrive.
     const parts: Buffer[] = [];
     for (let at = 0; at < source.length; at += 2 * 331)
-      parts.push(resampler.process(source.subarray(at, at + 2 * 331)));
+      parts.push(resampler.processPcm16(source.subarray(at, at + 2 * 331)));
     const out = Buffer.concat(parts);
     expect(Math.abs(out.length / 2 - 12000)).toBeLessThanOrEqual(1);
     expect(rms(out, 100) / rms(source)).toBeGreaterThan(0.97);
@@ -82,7 +82,7 @@ describe('PcmResampler', () => {
     [44100, 16000],
     [32000, 14000],
   ])('removes what 24 kHz cannot carry when going down from %i Hz (a %i Hz tone does not alias)', (rate, hz) => {
-    const out = new PcmResampler(rate, 24000).process(sine(rate, 200, hz));
+    const out = new Resampler(rate, 24000).processPcm16(sine(rate, 200, hz));
     expect(rms(out, 100) / 5657).toBeLessThan(0.03); // below -30 dB
   });
 });

@@ -6,18 +6,18 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { SAMPLE_RATE } from '../../../../engines/contract';
-import { PcmResampler } from '../../../../platform/audio/pcm-resampler';
+import { Resampler } from '../../../../platform/audio/resampler';
 
 const EMPTY = Buffer.alloc(0);
 
 export class ListenAudioInput {
-  private readonly resampler: PcmResampler | null;
+  private readonly resampler: Resampler | null;
   private readonly hash: Hash = createHash('sha256');
   private odd: number | null = null;
   private bytes = 0;
 
   constructor(private readonly sampleRate: number) {
-    this.resampler = sampleRate === SAMPLE_RATE ? null : new PcmResampler(sampleRate, SAMPLE_RATE);
+    this.resampler = sampleRate === SAMPLE_RATE ? null : new Resampler(sampleRate, SAMPLE_RATE);
   }
 
   /** Milliseconds of audio received so far, on the client's (and so the session's) timeline. */
@@ -47,6 +47,6 @@ export class ListenAudioInput {
       whole = this.odd === null ? joined : joined.subarray(0, joined.length - 1);
     }
     if (whole.length === 0) return EMPTY;
-    return this.resampler === null ? whole : this.resampler.process(whole);
+    return this.resampler === null ? whole : this.resampler.processPcm16(whole);
   }
 }
