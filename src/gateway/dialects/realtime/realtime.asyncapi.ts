@@ -23,6 +23,7 @@ import {
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
 import { TRANSCRIPTION_MODEL } from '../../../session-core';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session-update';
+import { implicitStartFailures } from '../implicit-start.asyncapi';
 
 export const REALTIME_ERROR_CODES = [
   'invalid_json',
@@ -254,16 +255,7 @@ export const REALTIME_ASYNCAPI: SocketDialectDoc = {
     { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`error` `session_deleted`' },
     { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`error` `server_shutdown`' },
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`error` `engine_failed`' },
-    {
-      how: 'the engine cannot be opened at connect (no capacity)',
-      cause: { kind: 'start_failed', code: 'capacity_exhausted' },
-      lastMessages: '`error` `capacity_exhausted`',
-    },
-    {
-      how: 'the engine cannot be opened at connect (failure)',
-      cause: { kind: 'start_failed', code: 'internal_error' },
-      lastMessages: '`error` `internal_error`',
-    },
+    ...implicitStartFailures({ capacity: '`error` `capacity_exhausted`', failure: '`error` `internal_error`' }),
   ],
   schemas: SCHEMAS,
 };

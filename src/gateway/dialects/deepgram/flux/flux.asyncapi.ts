@@ -24,6 +24,7 @@ import { TRANSCRIPTION_MODEL } from '../../../../session-core';
 import { CLOSE_REASONS as CLOSE_TEXTS } from '../listen/listen.connection';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 import { EAGER_EOT_THRESHOLD, EOT_THRESHOLD, EOT_TIMEOUT_MS, FLUX_MODEL_ALIASES } from './flux.query';
+import { implicitStartFailures } from '../../implicit-start.asyncapi';
 
 /**
  * `Error` codes: the connection's own for an undecodable message, and the session core's server
@@ -234,16 +235,7 @@ export const FLUX_ASYNCAPI: SocketDialectDoc = {
       lastMessages: '`Error` `ENGINE_ERROR`',
     },
     { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
-    {
-      how: 'the engine cannot be opened at connect (no capacity)',
-      cause: { kind: 'start_failed', code: 'capacity_exhausted' },
-      lastMessages: '`Error` `CAPACITY_EXHAUSTED`',
-    },
-    {
-      how: 'the engine cannot be opened at connect (failure)',
-      cause: { kind: 'start_failed', code: 'internal_error' },
-      lastMessages: '`Error` `INTERNAL_ERROR`',
-    },
+    ...implicitStartFailures({ capacity: '`Error` `CAPACITY_EXHAUSTED`', failure: '`Error` `INTERNAL_ERROR`' }),
   ],
   schemas: SCHEMAS,
 };

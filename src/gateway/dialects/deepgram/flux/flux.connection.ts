@@ -7,17 +7,15 @@
  * Error, then close 1008. About 10 s without any frame ends the session as expired (idle_timeout).
  */
 import type { EndOfTurnSettings } from '../../../../engines/contract';
-import { systemClock } from '../../../../session-core';
 import type { SessionRuntimeOptions } from '../../../../session-core';
 import { SessionRuntime } from '../../../../session-core';
 import type { SessionConfig } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
 import { ListenAudioInput } from '../shared/deepgram-audio';
-import { LISTEN_IDLE_MS } from '../listen/listen.connection';
 import { parseFluxFrame, type FluxThresholds } from './flux.protocol';
 import { checkedThresholds, type FluxOptions } from './flux.query';
 import { FluxRenderer } from './flux.render';
-import { IdleWatch } from '../shared/idle-watch';
+import { startWatchingIdle, type IdleWatch } from '../shared/idle-watch';
 
 export interface FluxConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -41,11 +39,7 @@ export class FluxConnection {
     this.audio = new ListenAudioInput(flux.sampleRate);
     this.renderer = new FluxRenderer(options.sessionId);
     this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
-    this.runtime.handle({ type: 'start', config, implicit: true });
-    this.idle = new IdleWatch(options.clock ?? systemClock, idleMs ?? LISTEN_IDLE_MS, () => {
-      void this.runtime.end({ kind: 'idle' });
-    });
-    void this.runtime.done.then(() => this.idle.stop());
+    this.idle = startWatchingIdle(this.runtime, config, options.clock, idleMs);
   }
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */

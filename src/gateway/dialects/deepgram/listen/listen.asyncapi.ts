@@ -23,6 +23,7 @@ import { COMPAT_HANDSHAKE_REFUSALS } from '../../../handshake/handshake-refusals
 import { TRANSCRIPTION_MODEL } from '../../../../session-core';
 import { CLOSE_REASONS as CLOSE_TEXTS } from './listen.connection';
 import { IGNORED_LISTEN_PARAMETERS, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from './listen.query';
+import { implicitStartFailures } from '../../implicit-start.asyncapi';
 
 const flag = (description: string): JsonSchema => oneOfValues(['true', 'false'], description);
 const channel = { channel: array(int(), '`[0, 1]`: channel 0 of 1.') };
@@ -152,16 +153,7 @@ export const LISTEN_ASYNCAPI: SocketDialectDoc = {
     { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`Metadata`' },
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`Metadata`' },
     { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
-    {
-      how: 'the engine cannot be opened at connect (no capacity)',
-      cause: { kind: 'start_failed', code: 'capacity_exhausted' },
-      lastMessages: '-',
-    },
-    {
-      how: 'the engine cannot be opened at connect (failure)',
-      cause: { kind: 'start_failed', code: 'internal_error' },
-      lastMessages: '-',
-    },
+    ...implicitStartFailures({ capacity: '-', failure: '-' }),
   ],
   schemas: SCHEMAS,
 };

@@ -7,7 +7,7 @@
  * idle_timeout) with 1011 NET-0001, as Deepgram does.
  */
 import type { WebSocket } from 'ws';
-import { systemClock, type TransportPort } from '../../../../session-core';
+import type { TransportPort } from '../../../../session-core';
 import type { SessionRuntimeOptions } from '../../../../session-core';
 import { SessionRuntime } from '../../../../session-core';
 import type { SessionConfig } from '../../../../session-core';
@@ -15,9 +15,9 @@ import { ListenAudioInput } from '../shared/deepgram-audio';
 import { parseListenFrame, type ListenFrame } from './listen.protocol';
 import type { ListenOptions } from './listen.query';
 import { ListenRenderer } from './listen.render';
-import { IdleWatch } from '../shared/idle-watch';
+import { startWatchingIdle, type IdleWatch } from '../shared/idle-watch';
 
-export const LISTEN_IDLE_MS = 10_000;
+export { LISTEN_IDLE_MS } from '../shared/idle-watch';
 
 export interface ListenConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -42,11 +42,7 @@ export class ListenConnection {
       audio: this.audio,
     });
     this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
-    this.runtime.handle({ type: 'start', config, implicit: true });
-    this.idle = new IdleWatch(options.clock ?? systemClock, idleMs ?? LISTEN_IDLE_MS, () => {
-      void this.runtime.end({ kind: 'idle' });
-    });
-    void this.runtime.done.then(() => this.idle.stop());
+    this.idle = startWatchingIdle(this.runtime, config, options.clock, idleMs);
   }
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
