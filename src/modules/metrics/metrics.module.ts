@@ -2,10 +2,11 @@ import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { pgPool } from '../usage/pg-pool';
 import { MetricsController } from './metrics.controller';
+import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
 
 @Global()
-@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
+@Module({ controllers: [MetricsController], providers: [MetricsService, MetricsServer], exports: [MetricsService] })
 export class MetricsModule implements OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,
