@@ -82,7 +82,7 @@ describe('overlay shapes', () => {
     find(objects, 'NetworkPolicy', 'continuum');
     // Only public paths reach the service from outside, and the client address comes through the controller.
     const paths = find(objects, 'Ingress', 'continuum').spec.rules[0].http.paths.map((p: { path: string }) => p.path);
-    expect(paths).toEqual(['/v1', '/docs', '/playground']);
+    expect(paths).toEqual(['/v1', '/v2', '/docs', '/playground']);
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('continuum-config'));
     expect(config?.data).toMatchObject({ TRUST_PROXY: '1', METRICS_PORT: '9090' });
   });

@@ -7,7 +7,12 @@ import { join, relative } from 'node:path';
 export type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+  };
 } & Record<string, any>;
 
 export const DEPLOY_DIR = join(__dirname, '..', '..', 'deploy');
