@@ -83,7 +83,10 @@ describe('docs/kubernetes.md walkthrough', () => {
     expect(policyViolations(objects)).toEqual([]);
     expect(new Set(objects.map((o) => o.metadata.namespace))).toEqual(new Set(['continuum']));
     const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'continuum')!;
-    expect(deployment.spec.template.spec.containers[0].image).toBe('registry.example.com/continuum:0.1.0');
+    // Every container, the migrations' init container included, runs the image the walkthrough pushed.
+    const pod = deployment.spec.template.spec;
+    const images = [...pod.initContainers, ...pod.containers].map((c: { image: string }) => c.image);
+    expect(images).toEqual(['registry.example.com/team/continuum:0.1.0', 'registry.example.com/team/continuum:0.1.0']);
     const ingress = objects.find((o) => o.kind === 'Ingress')!;
     expect(ingress.spec.rules[0].host).toBe('speech.example.com');
     // The Secrets the walkthrough creates are the ones the pods reference.
