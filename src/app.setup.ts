@@ -45,6 +45,7 @@ export async function createApp({
   const adapter = new FastifyAdapter({
     loggerInstance: root,
     requestIdHeader: false,
+    trustProxy: config.trustProxy,
     logController: new ProbeQuietLogController(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

@@ -151,8 +151,8 @@ describe('examples/', () => {
     }
   }, 60_000);
 
-  it('the README shows token-server.mjs as it is', () => {
-    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+  it('docs/examples.md shows token-server.mjs as it is', () => {
+    const readme = readFileSync(join(__dirname, '../../docs/examples.md'), 'utf8');
     expect(readme).toContain(`\`\`\`js\n${readFileSync(join(EXAMPLES, 'token-server.mjs'), 'utf8')}\`\`\``);
   });
 

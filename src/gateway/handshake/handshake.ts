@@ -29,7 +29,7 @@ export function guardHandshake(
       () => done(true),
       async (refusal: unknown) => {
         // An authentication refusal counts against the address, as on REST (and may become a 429).
-        const error = await throttle.judge(refusal, info.req.socket.remoteAddress);
+        const error = await throttle.judge(refusal, throttle.addressOf(info.req));
         const requestId = newId('req');
         const rendered = renderError(error, requestId);
         if (rendered.unexpected)

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ENGINE_METERS } from '../../engines/registry/instrumented-engine';
 import { pgPool } from '../../platform/database/pg-pool';
 import { MetricsController } from './metrics.controller';
+import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
 
 @Global()
@@ -10,6 +11,7 @@ import { MetricsService } from './metrics.service';
   controllers: [MetricsController],
   providers: [
     MetricsService,
+    MetricsServer,
     // Engines are metered through this, without importing this module.
     { provide: ENGINE_METERS, inject: [MetricsService], useFactory: (metrics: MetricsService) => metrics.sessions },
   ],

@@ -7,6 +7,8 @@ interface LoggableRequest {
   id?: string;
   method?: string;
   url?: string;
+  /** The client by TRUST_PROXY (Fastify's request.ip), not the proxy in front of it. */
+  ip?: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export function createRootLogger(level: string, destination?: pino.DestinationSt
       base: undefined,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       serializers: {
-        req: (req: LoggableRequest) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+        req: (req: LoggableRequest) => ({ id: req.id, method: req.method, url: redactUrl(req.url), ip: req.ip }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
         err: serializeError,
       },
