@@ -13,8 +13,11 @@ import type { SessionConfig, SessionRuntime, SessionRuntimeOptions } from '../se
 import type { ClientFrame } from './connection/client-frames';
 import type { CredentialStyle } from './handshake/socket-credentials';
 
-/** The label of a dialect's sessions in metrics and logs, and its name in the AsyncAPI document. */
-export type DialectName = 'live' | 'realtime' | 'listen' | 'flux';
+/**
+ * The label of a dialect's sessions in metrics and logs, and its name in the AsyncAPI document: the
+ * names in dialects/index.ts, which a spec keeps distinct.
+ */
+export type DialectName = string;
 
 /** What a dialect's connection is handed once its socket is open. */
 export interface DialectSocket<Q> {
