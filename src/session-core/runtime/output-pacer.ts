@@ -19,6 +19,7 @@ import { FRAME_BYTES, FRAME_MS } from '../../engines/contract';
 import type { ClockPort, TimerHandle } from './ports';
 import type { ServerEvent } from '../model/session.events';
 import { BYTES_PER_MS, type OutputStats } from '../model/session.types';
+import type { TranscriptDelta } from '../model/transcript';
 
 export interface OutputPacerOptions {
   readonly clock: ClockPort;
@@ -40,14 +41,7 @@ export interface OutputPacerOptions {
 }
 
 /** Words of a response, timed in ms within the response's own audio. */
-export interface PacedTranscript {
-  readonly itemId: string;
-  readonly delta: string;
-  readonly startMs: number;
-  readonly endMs: number;
-  readonly done: boolean;
-  readonly transcript?: string;
-}
+export type PacedTranscript = TranscriptDelta;
 
 export class OutputPacer {
   private readonly leadMs: number;

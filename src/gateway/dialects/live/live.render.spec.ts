@@ -1,17 +1,10 @@
-import type { ServerEvent } from '../../../session-core/model/session.events';
-import type { SessionDescriptor } from '../../../session-core/model/session.types';
+import type { ServerEvent, SessionDescriptor } from '../../../session-core';
+import { LIVE_CONFIG } from '../../../session-core/testing/live-config';
 import { LiveRenderer } from './live.render';
 
 const SESSION: SessionDescriptor = {
   id: 'sess_abc',
-  config: {
-    type: 'live',
-    model: 'vendor-voicechat',
-    voice: 'aria',
-    language: 'auto',
-    turnDetection: null,
-    outputEncoding: 'base64',
-  },
+  config: LIVE_CONFIG,
   startedAtMs: 1_767_225_600_000,
   expiresAtMs: 1_767_225_720_500,
 };
