@@ -1,17 +1,26 @@
 # syntax=docker/dockerfile:1
-# Build stage: compile TypeScript and the pocketsphinx addon.
-FROM node:20-bookworm-slim AS build
+# Both stages on one Node.js LTS base, pinned by tag and digest (refresh both together:
+# `docker buildx imagetools inspect node:<version>-bookworm-slim`). scripts/image/test.sh builds with a
+# local stand-in of this image where Docker Hub cannot be reached (README, "The container image").
+ARG NODE_IMAGE=docker.io/library/node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6
+
+# Build stage: compile TypeScript and the pocketsphinx addon, then prune to what runs.
+FROM ${NODE_IMAGE} AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libpocketsphinx-dev build-essential pkg-config python3 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+# An HTTPS-inspecting proxy's CA, when the build needs one: `--secret id=npm_ca,src=<bundle>`. A secret
+# mount, so the CA never lands in a layer.
+RUN --mount=type=secret,id=npm_ca,required=false \
+    if [ -s /run/secrets/npm_ca ]; then export npm_config_cafile=/run/secrets/npm_ca; fi; \
+    ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 COPY . .
-RUN bash scripts/build-addon.sh && npm run build && npm prune --omit=dev
+RUN bash scripts/build-addon.sh && npm run build && bash scripts/image/prune-production.sh
 
 # Runtime stage: production dependencies, the built service, and the speech engine's Debian packages.
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libpocketsphinx3 pocketsphinx-en-us flite tini \
     && rm -rf /var/lib/apt/lists/*
@@ -21,8 +30,9 @@ WORKDIR /app
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data HOME=/tmp
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
-COPY --from=build --chown=node:node /app/libs ./libs
-COPY --from=build --chown=node:node /app/package.json ./package.json
+COPY --from=build --chown=node:node /app/libs/pocketsphinx/build/Release/pocketsphinx.node ./libs/pocketsphinx/build/Release/
+COPY --from=build --chown=node:node /app/libs/pglite-host ./libs/pglite-host
+COPY --from=build --chown=node:node /app/package.json /app/scripts/image/healthcheck.cjs ./
 RUN mkdir -p /data && chown node:node /data
 # The process writes only to DATA_DIR (the embedded database) and /tmp (the embedded voice's audio, and
 # HOME), as traced with strace through a whole conversation, so the root filesystem can be mounted
@@ -31,7 +41,12 @@ VOLUME ["/data"]
 # Numeric, so Kubernetes can check runAsNonRoot without a runAsUser (the image's `node` user).
 USER 1000:1000
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Follows TLS_CERT_FILE/TLS_KEY_FILE, HOST and PORT (scripts/image/healthcheck.cjs).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD ["node", "/app/healthcheck.cjs"]
+# SIGTERM drains: live sessions get SHUTDOWN_GRACE_SECONDS (7 by default), then are closed and recorded.
+# `docker stop` waits 10 s before SIGKILL, which covers the default; with a longer drain, give
+# `docker stop -t`/`docker run --stop-timeout` (compose: stop_grace_period) at least drain + 3 s.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # Migrations first (a no-op without DATABASE_URL: the embedded database is migrated at start), then the service.
 CMD ["sh", "-c", "node dist/src/bin/migrate.js && exec node dist/src/main.js"]

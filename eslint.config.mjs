@@ -45,6 +45,21 @@ export default tseslint.config(
     },
   },
   {
+    // The session core is plain TypeScript (scripts/check-layers.mjs checks the rest of the layering).
+    files: ['src/session-core/**'],
+    ignores: ['**/*.spec.ts', 'src/session-core/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@nestjs/*', 'typeorm', 'ws', 'pg'], message: 'The session core has no framework or I/O.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: [
       'src/config/**',
       'ormconfig.ts',

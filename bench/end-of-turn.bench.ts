@@ -17,10 +17,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.setup';
-import { createRootLogger } from '../src/common/logging/logger';
-import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
+import { createRootLogger } from '../src/platform/logging/logger';
+import { tuneHeapForStreaming } from '../src/platform/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
-import { DatabaseLocation } from '../src/database/database.module';
+import { DatabaseLocation } from '../src/platform/database/database.module';
 import { playTurns, scoreTurns, type TurnObservation } from '../src/engines/embedded/testing/turn-runner';
 import { buildTurnSet } from '../src/engines/embedded/testing/turn-set';
 import { ProjectsService } from '../src/modules/projects/projects.service';

@@ -23,10 +23,10 @@
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/app.setup';
-import { createRootLogger } from '../src/common/logging/logger';
-import { tuneHeapForStreaming } from '../src/common/runtime/heap-tuning';
+import { createRootLogger } from '../src/platform/logging/logger';
+import { tuneHeapForStreaming } from '../src/platform/runtime/heap-tuning';
 import { AppConfig } from '../src/config/app-config';
-import { DatabaseLocation } from '../src/database/database.module';
+import { DatabaseLocation } from '../src/platform/database/database.module';
 import { startFakeChatServer } from '../src/engines/cascade/testing/fake-chat-server';
 import { startFakeSpeechServer } from '../src/engines/cascade/testing/fake-speech-server';
 import { summarize } from '../src/engines/embedded/testing/speech-timing';

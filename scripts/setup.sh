@@ -14,6 +14,8 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(pocketsphinx-testdata)
   # kubectl renders the Kubernetes manifests (kustomize); Chromium runs the browser tests of the playground.
   packages+=(kubectl chromium)
+  # A real reverse proxy in front of the service (test/deploy/trusted-proxy.e2e-spec.ts).
+  packages+=(nginx)
 fi
 
 missing=()

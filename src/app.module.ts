@@ -1,21 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
-import { RequestValidationPipe } from './common/validation/validation.pipe';
+import { AllExceptionsFilter } from './platform/errors/all-exceptions.filter';
+import { RequestValidationPipe } from './platform/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
-import { DatabaseLocation, DatabaseModule } from './database/database.module';
-import { AdminModule } from './modules/admin/admin.module';
-import { AuthModule } from './modules/auth/auth.module';
-import { ClientSecretsModule } from './modules/client-secrets/client-secrets.module';
-import { HealthModule } from './modules/health/health.module';
-import { MetricsModule } from './modules/metrics/metrics.module';
-import { ModelsModule } from './modules/models/models.module';
-import { OpenApiModule } from './modules/openapi/openapi.module';
-import { ProjectsModule } from './modules/projects/projects.module';
-import { SessionsModule } from './modules/sessions/sessions.module';
-import { UsageModule } from './modules/usage/usage.module';
-import { LiveGatewayModule } from './modules/live-gateway/live-gateway.module';
+import { DatabaseLocation, DatabaseModule } from './platform/database/database.module';
+import { AdminModule } from './modules/admin';
+import { AuthModule } from './modules/auth';
+import { ClientSecretsModule } from './modules/client-secrets';
+import { HealthModule } from './modules/health';
+import { MetricsModule } from './modules/metrics';
+import { ModelsModule } from './modules/models';
+import { OpenApiModule } from './modules/docs';
+import { ProjectsModule } from './modules/projects';
+import { SessionsModule } from './modules/sessions';
+import { UsageModule } from './modules/usage';
+import { LiveGatewayModule } from './gateway/gateway.module';
 import { EnginesModule } from './engines/engines.module';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
@@ -26,7 +26,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(database),
+        DatabaseModule.forRoot(database, config.databasePoolSize),
         MetricsModule,
         HealthModule,
         ProjectsModule,

@@ -4,21 +4,23 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
-import { renderError } from './common/errors/error-renderer';
-import { answerClientError, answerFrameworkError } from './common/http/framework-errors';
-import { installBodyParsers, MAX_BODY_BYTES } from './common/http/request-body';
-import { newId } from './common/ids';
-import { createRootLogger, PinoNestLogger } from './common/logging/logger';
-import { ProbeQuietLogController } from './common/logging/probe-log-controller';
-import { buildOpenApiDocument } from './common/openapi/openapi-document';
+import { renderError } from './platform/errors/error-renderer';
+import { answerClientError, answerFrameworkError } from './platform/http/framework-errors';
+import { installBodyParsers, MAX_BODY_BYTES } from './platform/http/request-body';
+import { newId } from './platform/ids';
+import { createRootLogger, PinoNestLogger } from './platform/logging/logger';
+import { ProbeQuietLogController } from './platform/logging/probe-log-controller';
+import { buildOpenApiDocument } from './platform/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
-import { DatabaseLocation } from './database/database.module';
-import type { PresentedApiKey, RateLimitState } from './modules/auth/principal';
-import { RawFramesWsAdapter } from './modules/live-gateway/sockets/raw-frames-ws-adapter';
-import { MetricsService } from './modules/metrics/metrics.service';
-import { refusalCode } from './modules/metrics/session-metrics';
-import { OpenApiDocumentHolder } from './modules/openapi/openapi-document.holder';
-import { servePlayground } from './modules/playground/playground-assets';
+import { DatabaseLocation } from './platform/database/database.module';
+import type { PresentedApiKey, RateLimitState } from './modules/auth';
+import { RawFramesWsAdapter } from './gateway/connection/raw-frames-ws-adapter';
+import { MetricsService } from './modules/metrics';
+import { refusalCode } from './modules/metrics';
+import { AsyncApiController, OpenApiDocumentHolder } from './modules/docs';
+import { ASYNCAPI_INPUTS } from './gateway/dialects';
+import { buildAsyncApiDocument } from './platform/openapi/asyncapi-document';
+import { servePlayground } from './modules/docs';
 
 export interface CreateAppOptions {
   config: AppConfig;
@@ -43,6 +45,7 @@ export async function createApp({
   const adapter = new FastifyAdapter({
     loggerInstance: root,
     requestIdHeader: false,
+    trustProxy: config.trustProxy,
     logController: new ProbeQuietLogController(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -67,6 +70,7 @@ export async function createApp({
 
   const document = buildOpenApiDocument(app);
   app.get(OpenApiDocumentHolder).document = document;
+  app.get(AsyncApiController).document = buildAsyncApiDocument(ASYNCAPI_INPUTS);
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
   if (!servePlayground(app)) root.warn('playground assets not built (npm run build): /playground is not served');
   return app;

@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.setup';
-import { createRootLogger, PinoNestLogger } from './common/logging/logger';
-import { tuneHeapForStreaming } from './common/runtime/heap-tuning';
+import { createRootLogger, PinoNestLogger } from './platform/logging/logger';
+import { tuneHeapForStreaming } from './platform/runtime/heap-tuning';
 import { AppConfig } from './config/app-config';
 import { ConfigError } from './config/environment';
-import { enginesDocument } from './engines/engines-config';
-import { MODEL_IDS } from './modules/models/model-catalog';
-import { DatabaseModule } from './database/database.module';
-import { FirstStartService } from './modules/projects/first-start.service';
+import { enginesDocument } from './engines/registry/engines-config';
+import { MODEL_IDS } from './session-core';
+import { DatabaseModule } from './platform/database/database.module';
+import { FirstStartService } from './modules/projects';
 
 async function main(): Promise<void> {
   tuneHeapForStreaming();

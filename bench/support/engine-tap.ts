@@ -5,7 +5,7 @@
  * performance.now(), the clock the bench's client uses too. It only watches: every call and event
  * passes through unchanged, optional methods only where the engine has them.
  */
-import type { EngineEvent, EngineStream, SpeechEngine } from '../../src/engines/engine.types';
+import type { EngineEvent, EngineStream, SpeechEngine } from '../../src/engines/contract';
 import type { EngineRegistry } from '../../src/engines/registry/engine-registry';
 
 export interface TapMark {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from '../config/app-config';
-import { DatabaseLocation, DatabaseModule } from '../database/database.module';
+import { DatabaseLocation, DatabaseModule } from '../platform/database/database.module';
 
 /** Tools that need a database but no state (OpenAPI generation) get a throwaway embedded one. */
 export async function locateToolingDatabase(

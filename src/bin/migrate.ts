@@ -3,8 +3,8 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { dataSourceOptions } from '../database/data-source-options';
-import { runMigrationsOnce } from '../database/migration-lock';
+import { dataSourceOptions } from '../platform/database/data-source-options';
+import { runMigrationsOnce } from '../platform/database/migration-lock';
 
 async function main(): Promise<void> {
   const config = AppConfig.fromProcessEnv();

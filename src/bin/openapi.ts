@@ -4,10 +4,11 @@ import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../app.setup';
-import { createRootLogger } from '../common/logging/logger';
+import { createRootLogger } from '../platform/logging/logger';
 import { AppConfig } from '../config/app-config';
-import { buildAsyncApiDocument } from '../modules/openapi/asyncapi/asyncapi-document';
-import { OpenApiDocumentHolder } from '../modules/openapi/openapi-document.holder';
+import { buildAsyncApiDocument } from '../platform/openapi/asyncapi-document';
+import { OpenApiDocumentHolder } from '../modules/docs';
+import { ASYNCAPI_INPUTS } from '../gateway/dialects';
 import { locateToolingDatabase } from './boot-for-tooling';
 
 async function main(): Promise<void> {
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   cleanup();
   const asyncTarget = join(process.cwd(), 'asyncapi', 'asyncapi.json');
   mkdirSync(join(process.cwd(), 'asyncapi'), { recursive: true });
-  writeFileSync(asyncTarget, `${JSON.stringify(buildAsyncApiDocument(), null, 2)}\n`);
+  writeFileSync(asyncTarget, `${JSON.stringify(buildAsyncApiDocument(ASYNCAPI_INPUTS), null, 2)}\n`);
   process.stdout.write(`wrote ${target} and ${asyncTarget}\n`);
 }
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/app-config';
-import { DatabaseLocation } from '../database/database.module';
-import { EmbeddedPostgres } from '../database/embedded-postgres';
+import { DatabaseLocation } from '../platform/database/database.module';
+import { EmbeddedPostgres } from '../platform/database/embedded-postgres';
 
 /** A failure the operator can fix: printed as is, without a stack. */
 export class CliError extends Error {}

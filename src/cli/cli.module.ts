@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
-import { DatabaseLocation, DatabaseModule } from '../database/database.module';
-import { ProjectsModule } from '../modules/projects/projects.module';
+import { DatabaseLocation, DatabaseModule } from '../platform/database/database.module';
+import { ProjectsModule } from '../modules/projects';
 
 /** Just enough of the service for the console commands: config, database, projects and keys. */
 @Module({})
@@ -10,7 +10,11 @@ export class CliModule {
   static forRoot(config: AppConfig, database: DatabaseLocation): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), ProjectsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database, config.databasePoolSize),
+        ProjectsModule,
+      ],
     };
   }
 }

@@ -1,8 +1,8 @@
-import { usdToMicros } from '../common/money';
+import { usdToMicros } from '../platform/money';
 import type { AppConfig } from '../config/app-config';
-import type { LimitSetting, ProjectControlsService } from '../modules/projects/project-controls.service';
-import type { ProjectsService } from '../modules/projects/projects.service';
-import { keyView, ledgerView, projectView } from '../modules/projects/operator-views';
+import type { LimitSetting, ProjectControlsService } from '../modules/projects';
+import type { ProjectsService } from '../modules/projects';
+import { keyView, ledgerView, projectView } from '../modules/projects';
 
 export const USAGE = `Usage: npm run cli -- <command> [--json] [--actor <name>]
   projects create --name <name>        create a project with the starting credit; prints its first key once

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from './app-config';
-import { sha256Hex } from '../common/ids';
+import { sha256Hex } from '../platform/ids';
 import { ConfigError } from './environment';
 
 describe('AppConfig', () => {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, Environment, parseEnvironment } from './environment';
-import { sha256Hex } from '../common/ids';
-import { usdToMicros } from '../common/money';
+import { sha256Hex } from '../platform/ids';
+import { usdToMicros } from '../platform/money';
+import { parseTrustProxy, TrustProxy } from './trusted-proxies';
 
 /** The engines document as given (parsed and validated by the engines module at start). */
 export interface EnginesSource {
@@ -28,6 +29,10 @@ export interface TlsFiles {
 export class AppConfig {
   readonly port: number;
   readonly host: string;
+  /** Which peers may name the client in X-Forwarded-For (Fastify's trustProxy; the sockets use it too). */
+  readonly trustProxy: TrustProxy;
+  /** null: /metrics is served on the public port. */
+  readonly metricsPort: number | null;
   readonly publicUrl: string | null;
   readonly databaseUrl: string | null;
   readonly dataDir: string;
@@ -62,6 +67,8 @@ export class AppConfig {
     const e = parseEnvironment(env);
     this.port = e.PORT;
     this.host = e.HOST;
+    this.trustProxy = parseTrustProxy(e.TRUST_PROXY);
+    this.metricsPort = e.METRICS_PORT ?? null;
     this.publicUrl = e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : null;
     this.databaseUrl = e.DATABASE_URL ?? null;
     this.dataDir = resolve(e.DATA_DIR);

@@ -28,6 +28,13 @@ const trimmed = Transform(({ value }: { value: unknown }) =>
 export class Environment {
   @IsInt() @Min(0) @Max(65535) PORT: number = 8080;
   @IsString() @MinLength(1) HOST = '0.0.0.0';
+  /**
+   * Proxies whose X-Forwarded-For names the client (a hop count, or addresses and CIDRs; see
+   * trusted-proxies.ts). Unset: trust none, the client is the socket's peer.
+   */
+  @trimmed @IsOptional() @IsString() TRUST_PROXY?: string;
+  /** When set, /metrics is served on this port only (plain HTTP, on HOST), not on the public one. */
+  @trimmed @IsOptional() @IsInt() @Min(1) @Max(65535) METRICS_PORT?: number;
   /** Public base URL (e.g. https://speech.example.com); live_url is built from it. */
   @trimmed
   @IsOptional()
@@ -77,8 +84,11 @@ export class Environment {
   @trimmed @IsOptional() @IsString() ENGINES_JSON?: string;
   @IsString() @MinLength(1) REGION = 'local';
   @IsString() @MinLength(1) POOL = 'default';
-  /** Seconds a stopping instance lets live sessions run before closing them. */
-  @IsInt() @Min(0) @Max(600) SHUTDOWN_GRACE_SECONDS: number = 10;
+  /**
+   * Seconds a stopping instance lets live sessions run before closing them. 7 by default: docker stop
+   * kills after 10 s, which leaves 3 s to record the closes and exit (README, "Stopping and draining").
+   */
+  @IsInt() @Min(0) @Max(600) SHUTDOWN_GRACE_SECONDS: number = 7;
   /**
    * An active session whose heartbeat is older than this is closed as connection_lost by the reaper.
    * Its holder beats every 5 s: keep this several beats long.
@@ -125,6 +135,8 @@ const OPTIONAL = [
   'ADMIN_API_KEY_SHA256',
   'ENGINES_FILE',
   'ENGINES_JSON',
+  'TRUST_PROXY',
+  'METRICS_PORT',
 ];
 /** Never echoed in a configuration error. */
 const SECRET_VARIABLES = new Set(['STARTING_API_KEY', 'DATABASE_URL']);

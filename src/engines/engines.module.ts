@@ -1,52 +1,58 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { CAPACITY_GATE, RegisteredCapacityGate } from '../modules/client-secrets/capacity-gate';
-import { ClientSecretsModule } from '../modules/client-secrets/client-secrets.module';
-import { MetricsService } from '../modules/metrics/metrics.service';
-import { MODEL_IDS } from '../modules/models/model-catalog';
-import { SPEECH_ENGINE } from './engine.types';
-import { enginesDocument } from './engines-config';
-import { instrumentEngine } from './instrumented-engine';
+import { MODEL_IDS } from '../session-core';
+import { CAPACITY_GATE, type CapacityGate } from './capacity-gate';
+import { SPEECH_ENGINE } from './contract';
+import { enginesDocument } from './registry/engines-config';
+import { ENGINE_METERS, instrumentEngine, type EngineMeters } from './registry/instrumented-engine';
 import { ENGINE_REGISTRY, EngineRegistry } from './registry/engine-registry';
 
 /** How long a refused client is told to wait for a stream to free up. */
 const CAPACITY_RETRY_MS = 2000;
 
 /** Creates the engines of the document: a bad one stops the start. */
-export function createRegistry(config: AppConfig, metrics?: MetricsService): EngineRegistry {
+export function createRegistry(config: AppConfig, meters?: EngineMeters): EngineRegistry {
   return new EngineRegistry(enginesDocument(config, MODEL_IDS), {
     credential: (ref) => config.credential(ref),
     logger: (name) => new Logger(`Engine:${name}`),
     defaultMaxStreams: config.engineMaxStreams,
-    serve: metrics ? (name, engine) => instrumentEngine(engine, metrics.sessions, name) : undefined,
+    serve: meters ? (name, engine) => instrumentEngine(engine, meters, name) : undefined,
   });
 }
 
-/** The instance's engines, one per configured name; each model's free streams gate its new sessions. */
+/** A model's free streams gate its new sessions; without a model, any engine's. */
+function capacityGate(engines: EngineRegistry): CapacityGate {
+  return {
+    check: (model) =>
+      (model === undefined ? engines.hasCapacity() : engines.hasCapacityFor(model))
+        ? { available: true }
+        : { available: false, retryAfterMs: CAPACITY_RETRY_MS },
+  };
+}
+
+/**
+ * The instance's engines, one per configured name. Metered when a module provides ENGINE_METERS
+ * (the metrics module does), so engines never import a feature module.
+ */
 @Global()
 @Module({
-  imports: [ClientSecretsModule],
   providers: [
-    { provide: ENGINE_REGISTRY, inject: [AppConfig, MetricsService], useFactory: createRegistry },
+    {
+      provide: ENGINE_REGISTRY,
+      inject: [AppConfig, { token: ENGINE_METERS, optional: true }],
+      useFactory: createRegistry,
+    },
     { provide: SPEECH_ENGINE, useExisting: ENGINE_REGISTRY },
+    { provide: CAPACITY_GATE, inject: [ENGINE_REGISTRY], useFactory: capacityGate },
   ],
-  exports: [SPEECH_ENGINE, ENGINE_REGISTRY],
+  exports: [SPEECH_ENGINE, ENGINE_REGISTRY, CAPACITY_GATE],
 })
 export class EnginesModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
-    @Inject(CAPACITY_GATE) private readonly gate: RegisteredCapacityGate,
-  ) {}
+  constructor(@Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry) {}
 
   async onModuleInit(): Promise<void> {
     // The first session should not wait ~1 s for the recogniser's models.
     await this.engines.start();
-    this.gate.register({
-      check: (model) =>
-        (model === undefined ? this.engines.hasCapacity() : this.engines.hasCapacityFor(model))
-          ? { available: true }
-          : { available: false, retryAfterMs: CAPACITY_RETRY_MS },
-    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 /** The session core's public surface: what the gateway and the dialects use. */
-export { closeOutcome, type CloseCause, type CloseOutcome } from './close-causes';
+export { closeOutcome, type CloseCause, type CloseOutcome } from './model/close-causes';
 export {
   systemClock,
   type ActivationResult,
@@ -13,14 +13,14 @@ export {
   type SessionStorePort,
   type TimerHandle,
   type TransportPort,
-} from './ports';
-export { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions } from './runtime-options';
-export type { SessionCommand } from './session.commands';
-export type { ServerEvent, WarningCode } from './session.events';
-export type { SessionPhase } from './session.machine';
-export { sameEngineSettings } from './session-config-changes';
-export { SessionRegistry } from './session.registry';
-export { SessionRuntime } from './session.runtime';
+} from './runtime/ports';
+export { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions } from './runtime/runtime-options';
+export type { SessionCommand } from './model/session.commands';
+export type { ServerEvent, WarningCode } from './model/session.events';
+export type { SessionPhase } from './machine/session.machine';
+export { sameEngineSettings } from './model/session-config-changes';
+export { SessionRegistry } from './runtime/session.registry';
+export { SessionRuntime } from './runtime/session.runtime';
 export {
   DEFAULT_SESSION_LIMITS,
   framesToSeconds,
@@ -33,4 +33,18 @@ export {
   type SessionLimits,
   type SessionType,
   type Usage,
-} from './session.types';
+} from './model/session.types';
+export {
+  ASR_STREAMING,
+  DEFAULT_END_OF_TURN,
+  DEFAULT_LANGUAGE,
+  DEFAULT_TRANSCRIPTION_CONFIG,
+  DEFAULT_VAD,
+  MODEL_IDS,
+  TRANSCRIPTION_MODEL,
+  VOICE,
+  VOICECHAT,
+  VOICES,
+} from './model/defaults';
+export type { TranscriptDelta, TranscriptWord } from './model/transcript';
+export { type SessionError, type SessionStats, assertUnreachable } from './model/session.types';

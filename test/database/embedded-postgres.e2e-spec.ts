@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client, Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { EmbeddedPostgres } from '../../src/platform/database/embedded-postgres';
 
 const LOCK_FILE = 'embedded-postgres.lock';
 

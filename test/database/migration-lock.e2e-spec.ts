@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source-options';
-import { MIGRATION_LOCK_KEY, runMigrationsOnce } from '../../src/database/migration-lock';
-import { MIGRATIONS } from '../../src/database/migrations';
+import { dataSourceOptions } from '../../src/platform/database/data-source-options';
+import { MIGRATION_LOCK_KEY, runMigrationsOnce } from '../../src/platform/database/migration-lock';
+import { MIGRATIONS } from '../../src/platform/database/migrations/index';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
 
 /** Pods of a rollout start together: their migrations must run once, not race into each other. */

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source-options';
-import { MIGRATIONS } from '../../src/database/migrations';
+import { dataSourceOptions } from '../../src/platform/database/data-source-options';
+import { MIGRATIONS } from '../../src/platform/database/migrations/index';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
 
 /**

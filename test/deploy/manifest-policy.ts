@@ -11,7 +11,9 @@ export type Rule = (objects: readonly K8sObject[]) => string[];
 const SENSITIVE_ENV = /(^DATABASE_URL$|KEY|PASSWORD|SECRET|TOKEN)/;
 const CREDENTIAL_VALUE = /(wk_|ek_)[A-Za-z0-9]{8,}|postgres(ql)?:\/\/[^/\s]*:[^@/\s]+@/;
 const SESSION_LIMIT_DEFAULT = 120;
-const DRAIN_GRACE_DEFAULT = 10;
+const DRAIN_GRACE_DEFAULT = 7;
+/** A readiness probe must ride out this many seconds of misses (a blip, a database failover). */
+const READINESS_TOLERANCE_SECONDS = 15;
 
 interface PodOwner {
   object: K8sObject;
@@ -56,6 +58,106 @@ function preStopSeconds(container: Record<string, any>): number | null {
 }
 
 export const rules: Record<string, Rule> = {
+  /** The HPA owns the count: a replicas field would reset it to that number on every apply. */
+  hpaOwnsReplicas: (objects) =>
+    objects
+      .filter((o) => o.kind === 'HorizontalPodAutoscaler')
+      .map((hpa) => objects.find((o) => o.kind === 'Deployment' && o.metadata.name === hpa.spec.scaleTargetRef?.name))
+      .filter((d): d is K8sObject => d?.spec?.replicas !== undefined)
+      .map((d) => `Deployment/${d.metadata.name}: sets replicas under an HPA`),
+
+  /** Several replicas: a disruption budget and a spread over nodes, so one node drain is not an outage. */
+  replicatedSafely: (objects) =>
+    objects
+      .filter((o) => o.kind === 'Deployment')
+      .filter(
+        (d) =>
+          (d.spec.replicas ?? 1) > 1 ||
+          objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef?.name === d.metadata.name),
+      )
+      .flatMap((d) => {
+        const labels = d.spec.template.metadata?.labels;
+        const out: string[] = [];
+        if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && selects(o.spec.selector?.matchLabels, labels)))
+          out.push(`Deployment/${d.metadata.name}: no PodDisruptionBudget`);
+        const spread = d.spec.template.spec.topologySpreadConstraints ?? [];
+        if (!spread.some((c: { topologyKey: string }) => c.topologyKey === 'kubernetes.io/hostname'))
+          out.push(`Deployment/${d.metadata.name}: not spread over nodes`);
+        return out;
+      }),
+
+  readinessTolerance: (objects) =>
+    podOwners(objects).flatMap((o) =>
+      containersOf(o.pod).flatMap((c) => {
+        const p = c.readinessProbe ?? {};
+        const seconds = (p.periodSeconds ?? 10) * (p.failureThreshold ?? 3);
+        return seconds >= READINESS_TOLERANCE_SECONDS
+          ? []
+          : [`${where(o, c)}: readiness fails after ${seconds} s of misses (< ${READINESS_TOLERANCE_SECONDS})`];
+      }),
+    ),
+
+  /** With METRICS_PORT, the port is declared (named `metrics`), the Service exposes it and no Ingress routes to it. */
+  metricsOffPublicPort: (objects) => {
+    const out: string[] = [];
+    for (const o of podOwners(objects).filter((x) => x.object.kind !== 'Job')) {
+      for (const c of containersOf(o.pod)) {
+        const port = Number(environmentOf(objects, c).METRICS_PORT);
+        if (!port) {
+          out.push(`${where(o, c)}: no METRICS_PORT (/metrics on the public port)`);
+          continue;
+        }
+        const declared = (c.ports ?? []).find((p: { name: string }) => p.name === 'metrics');
+        if (declared?.containerPort !== port) out.push(`${where(o, c)}: port metrics is not METRICS_PORT ${port}`);
+        const labels = o.object.spec.template.metadata?.labels;
+        for (const svc of objects.filter((x) => x.kind === 'Service' && selects(x.spec.selector, labels)))
+          if (!svc.spec.ports.some((p: { targetPort: unknown }) => p.targetPort === 'metrics'))
+            out.push(`Service/${svc.metadata.name}: does not expose the metrics port`);
+      }
+    }
+    for (const ing of objects.filter((x) => x.kind === 'Ingress'))
+      for (const rule of ing.spec.rules ?? [])
+        for (const path of rule.http?.paths ?? []) {
+          if (path.backend?.service?.port?.name === 'metrics' || path.backend?.service?.port?.number === 9090)
+            out.push(`Ingress/${ing.metadata.name}: routes to the metrics port`);
+          if (['/', '/metrics', '/healthz', '/readyz'].includes(path.path))
+            out.push(`Ingress/${ing.metadata.name}: routes ${path.path}, not only public paths`);
+        }
+    return out;
+  },
+
+  /** Behind an Ingress, every client would be the controller's address without TRUST_PROXY. */
+  trustProxyBehindIngress: (objects) => {
+    if (!objects.some((o) => o.kind === 'Ingress')) return [];
+    const api = podOwners(objects).find(
+      (o) => o.object.kind === 'Deployment' && o.object.metadata.name === 'continuum',
+    );
+    const env = api ? environmentOf(objects, containersOf(api.pod)[0] ?? {}) : {};
+    return env.TRUST_PROXY ? [] : ['Deployment/continuum: behind an Ingress without TRUST_PROXY'];
+  },
+
+  /** Where NetworkPolicies restrict the API pods' egress, every upstream the engines name is admitted. */
+  upstreamsAdmitted: (objects) => {
+    const api = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'continuum');
+    const labels = api?.spec.template.metadata?.labels;
+    const policies = objects.filter(
+      (o) =>
+        o.kind === 'NetworkPolicy' &&
+        o.spec.policyTypes?.includes('Egress') &&
+        selects(o.spec.podSelector?.matchLabels, labels),
+    );
+    if (policies.length === 0) return [];
+    const allowed = (port: number) =>
+      policies.some((p) =>
+        (p.spec.egress ?? []).some(
+          (rule: { ports?: { port: number | string }[] }) => !rule.ports || rule.ports.some((x) => x.port === port),
+        ),
+      );
+    return upstreamUrls(objects)
+      .filter((u) => !allowed(portOf(u)))
+      .map((u) => `NetworkPolicy: no egress to ${u.host} (port ${portOf(u)}) named by the engines`);
+  },
+
   probes: (objects) =>
     podOwners(objects)
       .filter((o) => o.object.kind !== 'Job')
@@ -174,6 +276,36 @@ export const rules: Record<string, Rule> = {
       );
   },
 };
+
+const selects = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
+  !!selector && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+
+/** Every URL an engines document (ENGINES_JSON, or the file a ConfigMap holds) sends traffic to. */
+export function upstreamUrls(objects: readonly K8sObject[]): URL[] {
+  const documents = objects
+    .filter((o) => o.kind === 'ConfigMap')
+    .flatMap((o) => Object.entries<string>(o.data ?? {}))
+    .filter(([key]) => key === 'ENGINES_JSON' || key.endsWith('engines.json'))
+    .map(([, text]) => JSON.parse(text) as { engines: Record<string, any> });
+  return documents.flatMap((d) =>
+    Object.values(d.engines).flatMap((e) =>
+      [...(e.workers ?? []), e.chat?.url, e.speech?.url].filter(Boolean).map((u: string) => new URL(u)),
+    ),
+  );
+}
+
+const portOf = (url: URL): number =>
+  url.port ? Number(url.port) : ['https:', 'wss:'].includes(url.protocol) ? 443 : 80;
+
+/** What a cluster needs beyond plain Kubernetes to apply these objects: CRDs and metrics adapters. */
+export function clusterExtensions(objects: readonly K8sObject[]): string[] {
+  const builtIn = /^(v1|apps\/v1|batch\/v1|policy\/v1|autoscaling\/v2|networking\.k8s\.io\/v1)$/;
+  const out = objects.filter((o) => !builtIn.test(o.apiVersion)).map((o) => `CRD ${o.apiVersion} ${o.kind}`);
+  for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler'))
+    for (const metric of hpa.spec.metrics ?? [])
+      if (metric.type !== 'Resource') out.push(`metrics adapter for HPA/${hpa.metadata.name} ${metric.type} metric`);
+  return out;
+}
 
 /** Every violation of every rule, prefixed by the rule's name. */
 export function policyViolations(objects: readonly K8sObject[]): string[] {

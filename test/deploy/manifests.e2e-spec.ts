@@ -1,19 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MetricsService } from '../../src/modules/metrics/metrics.service';
-import { policyViolations, rules } from './manifest-policy';
-import { DEPLOY_DIR, K8sObject, OVERLAYS, Overlay, renderOverlay, schemaFailures } from './manifests';
+import { clusterExtensions, policyViolations, rules, upstreamUrls } from './manifest-policy';
+import { Component, DEPLOY_DIR, K8sObject, OVERLAYS, Overlay, renderOverlay, schemaFailures } from './manifests';
 
 /**
  * deploy/ proven without a cluster: every overlay renders with `kubectl kustomize`, every object is
  * valid against the Kubernetes (and Prometheus Operator) schemas, and every policy rule holds; a copy
  * with one rule broken fails that rule.
  */
-const rendered = new Map<Overlay, K8sObject[]>();
-const render = (overlay: Overlay): K8sObject[] => {
-  if (!rendered.has(overlay)) rendered.set(overlay, renderOverlay(overlay));
-  return structuredClone(rendered.get(overlay)!);
+const rendered = new Map<string, K8sObject[]>();
+const render = (overlay: Overlay, ...components: Component[]): K8sObject[] => {
+  const key = [overlay, ...components].join('+');
+  if (!rendered.has(key)) rendered.set(key, renderOverlay(overlay, components));
+  return structuredClone(rendered.get(key)!);
 };
+/** The richest installation: workers, monitoring and model servers together. */
+const everything = () => render('production-workers', 'monitoring', 'model-server');
 const find = (objects: K8sObject[], kind: string, name: string): K8sObject => {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
   if (!found) throw new Error(`no ${kind}/${name}`);
@@ -33,6 +36,20 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
   });
 });
 
+const VARIANTS: [Overlay, Component[]][] = [
+  ['production', ['monitoring']],
+  ['production', ['model-server']],
+  ['production-workers', ['monitoring', 'model-server']],
+];
+
+describe.each(VARIANTS)('overlay %s with components %j', (overlay, components) => {
+  it('renders, validates against the schemas and follows every rule', () => {
+    const objects = render(overlay, ...components);
+    expect(schemaFailures(objects)).toEqual([]);
+    expect(policyViolations(objects)).toEqual([]);
+  });
+});
+
 describe('overlay shapes', () => {
   it('embedded: one replica, Recreate, the data directory on a claim, no database URL', () => {
     const objects = render('embedded');
@@ -44,11 +61,17 @@ describe('overlay shapes', () => {
     expect(JSON.stringify(deployment)).not.toContain('DATABASE_URL');
   });
 
-  it('production: ≥ 2 replicas, autoscaled, budgeted, spread, monitored, migrations in an init container', () => {
+  it('every overlay applies on a plain cluster: no CRD, no metrics adapter', () => {
+    for (const overlay of OVERLAYS) expect([overlay, clusterExtensions(render(overlay))]).toEqual([overlay, []]);
+  });
+
+  it('production: ≥ 2 replicas owned by a CPU autoscaler, budgeted, spread, migrations in an init container', () => {
     const objects = render('production');
     const deployment = find(objects, 'Deployment', 'continuum');
-    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
-    expect(find(objects, 'HorizontalPodAutoscaler', 'continuum').spec.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(deployment.spec.replicas).toBeUndefined();
+    const hpa = find(objects, 'HorizontalPodAutoscaler', 'continuum');
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(hpa.spec.metrics.map((m: { type: string }) => m.type)).toEqual(['Resource']);
     expect(find(objects, 'PodDisruptionBudget', 'continuum').spec.minAvailable).toBe(1);
     expect(deployment.spec.template.spec.topologySpreadConstraints).toHaveLength(2);
     expect(deployment.spec.template.spec.initContainers[0].command).toEqual(['node', 'dist/src/bin/migrate.js']);
@@ -57,7 +80,25 @@ describe('overlay shapes', () => {
     );
     expect(url.valueFrom.secretKeyRef).toEqual({ name: 'continuum-database', key: 'url' });
     find(objects, 'NetworkPolicy', 'continuum');
-    find(objects, 'ServiceMonitor', 'continuum');
+    // Only public paths reach the service from outside, and the client address comes through the controller.
+    const paths = find(objects, 'Ingress', 'continuum').spec.rules[0].http.paths.map((p: { path: string }) => p.path);
+    expect(paths).toEqual(['/v1', '/v2', '/docs', '/playground']);
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('continuum-config'));
+    expect(config?.data).toMatchObject({ TRUST_PROXY: '1', METRICS_PORT: '9090' });
+  });
+
+  it('monitoring (opt-in): ServiceMonitor on the metrics port, alerts, the sessions metric in the HPA', () => {
+    const objects = render('production', 'monitoring');
+    expect(clusterExtensions(objects).sort()).toEqual([
+      'CRD monitoring.coreos.com/v1 PrometheusRule',
+      'CRD monitoring.coreos.com/v1 ServiceMonitor',
+      'metrics adapter for HPA/continuum Pods metric',
+    ]);
+    expect(find(objects, 'ServiceMonitor', 'continuum').spec.endpoints).toEqual([
+      { port: 'metrics', path: '/metrics', interval: '15s' },
+    ]);
+    const hpa = find(objects, 'HorizontalPodAutoscaler', 'continuum');
+    expect(hpa.spec.metrics[1]).toMatchObject({ type: 'Pods', pods: { metric: { name: 'continuum_sessions_open' } } });
     const alerts = find(objects, 'PrometheusRule', 'continuum').spec.groups[0].rules.map(
       (r: { alert: string }) => r.alert,
     );
@@ -67,6 +108,30 @@ describe('overlay shapes', () => {
       'ContinuumEngineCapacityExhausted',
       'ContinuumMeterFlushLag',
     ]);
+  });
+
+  it('model-server: the engines document mounted at ENGINES_FILE, upstream keys as Secret files, egress admitted', () => {
+    const objects = render('production', 'model-server');
+    const pod = service(objects);
+    const container = pod.containers[0];
+    const enginesFile = container.env.find((e: { name: string }) => e.name === 'ENGINES_FILE').value as string;
+    const mounts = container.volumeMounts as { name: string; mountPath: string }[];
+    const volume = (name: string) => pod.volumes.find((v: { name: string }) => v.name === name);
+    const enginesMount = mounts.find((m) => enginesFile.startsWith(`${m.mountPath}/`))!;
+    const map = find(objects, 'ConfigMap', volume(enginesMount.name).configMap.name);
+    const document = JSON.parse(map.data[enginesFile.slice(enginesMount.mountPath.length + 1)]) as {
+      engines: Record<string, { kind: string; apiKey?: { file: string }; chat?: { apiKey: { file: string } } }>;
+    };
+    expect(document.engines.vllm.kind).toBe('remote');
+    expect(document.engines.voicechat.kind).toBe('cascade');
+    const keys = mounts.find((m) => m.name === 'upstream-keys')!;
+    expect(volume('upstream-keys').secret.secretName).toBe('continuum-upstream-keys');
+    for (const file of [document.engines.vllm.apiKey!.file, document.engines.voicechat.chat!.apiKey.file])
+      expect(file.startsWith(`${keys.mountPath}/`)).toBe(true);
+    expect(upstreamUrls(objects).map((u) => u.port || u.protocol)).toEqual(['8000', 'https:', '8880']);
+    // The production policy alone drops the model servers' traffic.
+    const withoutEgress = objects.filter((o) => o.metadata.name !== 'continuum-model-servers');
+    expect(rules.upstreamsAdmitted(withoutEgress)).toHaveLength(3);
   });
 
   it('production-workers: Continuum workers behind a headless Service the gateways are pointed at', () => {
@@ -93,6 +158,13 @@ describe('overlay shapes', () => {
     expect(workerEnv.find((e) => e.name === 'STARTING_API_KEY')?.valueFrom).toEqual({
       secretKeyRef: { name: 'continuum-worker-key', key: 'api-key' },
     });
+    // Budgeted, spread over nodes, scraped by the monitoring component's ServiceMonitor.
+    expect(find(objects, 'PodDisruptionBudget', 'continuum-worker').spec.selector.matchLabels).toEqual(labels);
+    expect(worker(objects).topologySpreadConstraints).toHaveLength(2);
+    const monitor = find(everything(), 'ServiceMonitor', 'continuum');
+    expect(headless.metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+    expect(headless.spec.ports.map((p: { name: string }) => p.name)).toContain(monitor.spec.endpoints[0].port);
+    find(objects, 'NetworkPolicy', 'continuum-worker');
   });
 });
 
@@ -117,6 +189,43 @@ const breakages: [rule: keyof typeof rules, description: string, mutate: (object
   ['securityContext', 'no seccomp profile', (o) => delete worker(o).securityContext.seccompProfile],
   ['writableVolumes', 'no /tmp volume', (o) => service(o).containers[0].volumeMounts.pop()],
   ['gracePeriod', 'grace no longer than drain + preStop', (o) => (service(o).terminationGracePeriodSeconds = 130)],
+  ['hpaOwnsReplicas', 'replicas under the HPA', (o) => (find(o, 'Deployment', 'continuum').spec.replicas = 2)],
+  [
+    'replicatedSafely',
+    'no worker budget',
+    (o) => o.splice(o.indexOf(find(o, 'PodDisruptionBudget', 'continuum-worker')), 1),
+  ],
+  ['replicatedSafely', 'workers not spread', (o) => delete worker(o).topologySpreadConstraints],
+  [
+    'readinessTolerance',
+    'readiness fails on one miss',
+    (o) => (service(o).containers[0].readinessProbe.failureThreshold = 1),
+  ],
+  [
+    'metricsOffPublicPort',
+    'no METRICS_PORT',
+    (o) =>
+      worker(o).containers[0].env.splice(
+        worker(o).containers[0].env.findIndex((e: { name: string }) => e.name === 'METRICS_PORT'),
+        1,
+      ),
+  ],
+  [
+    'metricsOffPublicPort',
+    'the Ingress routes /',
+    (o) => (find(o, 'Ingress', 'continuum').spec.rules[0].http.paths[0].path = '/'),
+  ],
+  [
+    'trustProxyBehindIngress',
+    'no TRUST_PROXY behind the Ingress',
+    (o) =>
+      delete o.find((x) => x.kind === 'ConfigMap' && x.metadata.name.startsWith('continuum-config'))!.data.TRUST_PROXY,
+  ],
+  [
+    'upstreamsAdmitted',
+    'a model server on a port the policy drops',
+    (o) => find(o, 'NetworkPolicy', 'continuum-model-servers').spec.egress[0].ports.pop(),
+  ],
   ['gracePeriod', 'no preStop delay', (o) => delete worker(o).containers[0].lifecycle],
   ['imagesPinned', 'latest', (o) => (service(o).containers[0].image = 'registry.example.com/continuum:latest')],
   ['imagesPinned', 'no tag', (o) => (service(o).initContainers[0].image = 'registry.example.com:5000/continuum')],
@@ -150,7 +259,7 @@ const breakages: [rule: keyof typeof rules, description: string, mutate: (object
 
 describe('a broken rule fails', () => {
   it.each(breakages)('%s: %s', (rule, _description, mutate) => {
-    const objects = render('production-workers');
+    const objects = everything();
     expect(rules[rule](objects)).toEqual([]);
     mutate(objects);
     expect(rules[rule](objects).length).toBeGreaterThan(0);
@@ -158,7 +267,7 @@ describe('a broken rule fails', () => {
   });
 
   it('a schema violation fails validation', () => {
-    const objects = render('production');
+    const objects = render('production', 'monitoring');
     find(objects, 'Deployment', 'continuum').spec.replicas = 'two';
     find(objects, 'ServiceMonitor', 'continuum').spec.endpoints[0].interval = 15;
     const failures = schemaFailures(objects);
@@ -182,7 +291,7 @@ describe('monitoring', () => {
     (await new MetricsService().registry.getMetricsAsJSON()).map((m) => m.name);
 
   it('alerts use only metrics the service exports', async () => {
-    const rule = find(render('production'), 'PrometheusRule', 'continuum');
+    const rule = find(render('production', 'monitoring'), 'PrometheusRule', 'continuum');
     const used = metricsIn(rule.spec.groups[0].rules.map((r: { expr: string }) => r.expr));
     expect(used.length).toBeGreaterThanOrEqual(4);
     expect(await exported()).toEqual(expect.arrayContaining(used));

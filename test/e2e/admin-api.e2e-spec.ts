@@ -1,4 +1,4 @@
-import { newAdminToken, sha256Hex } from '../../src/common/ids';
+import { newAdminToken, sha256Hex } from '../../src/platform/ids';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { EmbeddedPostgres } from '../../src/platform/database/embedded-postgres';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,6 +1,6 @@
 /**
- * The secret routes check the API key inside the admission statement (@ChecksApiKeyItself()). They must
- * still answer exactly as every other route: the key first, its rate-limit headers always, and nothing
+ * The secret routes check the API key inside the admission statement
+ * (@Authenticated({ checksKeyItself: true })). They must still answer exactly as every other route: the key first, its rate-limit headers always, and nothing
  * admitted for a key that is unknown, revoked or out of tokens.
  */
 import { ClientSecretsService } from '../../src/modules/client-secrets/client-secrets.service';

@@ -1,4 +1,4 @@
-import { AppError } from '../../src/common/errors/app-error';
+import { AppError } from '../../src/platform/errors/app-error';
 import { ClientSecretsService } from '../../src/modules/client-secrets/client-secrets.service';
 import { SessionsService } from '../../src/modules/sessions/sessions.service';
 import { databaseTargets } from '../support/test-database';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { RegisteredCapacityGate } from '../../src/modules/client-secrets/capacity-gate';
+import { CAPACITY_GATE, type CapacityGate } from '../../src/engines/capacity-gate';
+
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createSecret, expectError, expectIssue, LIVE, REALTIME, setBalance } from './client-secrets-fixtures';
@@ -274,7 +275,7 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
 
     it('503 capacity_exhausted with retry hints when the engine has no stream free', async () => {
       const check = jest
-        .spyOn(t.app.get(RegisteredCapacityGate), 'check')
+        .spyOn(t.app.get<CapacityGate>(CAPACITY_GATE), 'check')
         .mockReturnValue({ available: false, retryAfterMs: 2500 });
       try {
         const res = await create();

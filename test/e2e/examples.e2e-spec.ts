@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { encodeWav } from '../../src/engines/embedded/audio/wav';
+import { encodeWav } from '../../src/platform/audio/wav';
 import {
   concatAudio,
   fliteUtterances,
@@ -151,8 +151,8 @@ describe('examples/', () => {
     }
   }, 60_000);
 
-  it('the README shows token-server.mjs as it is', () => {
-    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+  it('docs/examples.md shows token-server.mjs as it is', () => {
+    const readme = readFileSync(join(__dirname, '../../docs/examples.md'), 'utf8');
     expect(readme).toContain(`\`\`\`js\n${readFileSync(join(EXAMPLES, 'token-server.mjs'), 'utf8')}\`\`\``);
   });
 

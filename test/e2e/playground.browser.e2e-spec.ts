@@ -7,7 +7,7 @@ import {
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
 import { connectWithApiKey } from '../../libs/client/src/node.js';
-import { encodeWav } from '../../src/engines/embedded/audio/wav';
+import { encodeWav } from '../../src/platform/audio/wav';
 import { artifactPath, Browser, buildPlayground, CHROMIUM, launchChromium } from '../support/chromium';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';

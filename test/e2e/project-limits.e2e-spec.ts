@@ -1,4 +1,4 @@
-import { usdToMicros } from '../../src/common/money';
+import { usdToMicros } from '../../src/platform/money';
 import { ProjectControlsService } from '../../src/modules/projects/project-controls.service';
 import { SocketClient } from '../support/socket-client';
 import { databaseTargets } from '../support/test-database';

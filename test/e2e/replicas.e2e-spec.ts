@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { sha256Hex } from '../../src/common/ids';
+import { sha256Hex } from '../../src/platform/ids';
 import { sleep, tone } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
 import { serviceBuilt, ServiceProcess } from '../../bench/support/service-process';

@@ -1,4 +1,4 @@
-import { newId, sha256Hex } from '../../src/common/ids';
+import { newId, sha256Hex } from '../../src/platform/ids';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source-options';
-import { HeldSessionsRepository } from '../../src/modules/live-gateway/sockets/held-sessions.repository';
+import { dataSourceOptions } from '../../src/platform/database/data-source-options';
+import { HeldSessionsRepository } from '../../src/modules/sessions/held-sessions.repository';
 import { SessionAdmissionRepository } from '../../src/modules/sessions/session-admission.repository';
 import { MeterEventsRepository, NewMeterBatch } from '../../src/modules/usage/meter-events.repository';
-import { SessionReaperRepository } from '../../src/modules/usage/session-reaper.repository';
+import { SessionReaperRepository } from '../../src/modules/sessions/session-reaper.repository';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
 import { AUDIO, newSessionId, VOICECHAT } from './usage-fixtures';
 

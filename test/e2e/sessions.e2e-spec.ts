@@ -1,6 +1,6 @@
 import { ClientSecretsService } from '../../src/modules/client-secrets/client-secrets.service';
 import { SessionExpirySweeper } from '../../src/modules/sessions/session-expiry.sweeper';
-import { RegisteredSessionTerminator, SessionToTerminate } from '../../src/modules/sessions/session-terminator';
+import { SessionEnds, type SessionToEnd } from '../../src/modules/sessions/session-ends';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 import { api, createSecret, expectError, expectIssue } from './client-secrets-fixtures';
@@ -227,11 +227,11 @@ describe.each(databaseTargets())('sessions on %s', (target) => {
       expectError(await del(session.id), 404, 'not_found');
     });
 
-    it('ends an active session through the SessionTerminator and keeps its usage', async () => {
-      const ended: SessionToTerminate[] = [];
+    it('ends an active session through SessionEnds and keeps its usage', async () => {
+      const ended: SessionToEnd[] = [];
       // A spy, so that the socket layer's own registration stays in place for the other tests.
       const terminate = jest
-        .spyOn(t.app.get(RegisteredSessionTerminator), 'terminate')
+        .spyOn(t.app.get(SessionEnds), 'request')
         .mockImplementation(async (s) => void ended.push(s));
       try {
         const { session, value } = await newSession();
@@ -249,10 +249,8 @@ describe.each(databaseTargets())('sessions on %s', (target) => {
       }
     });
 
-    it('still deletes when the terminator fails (the session ends at its time limit)', async () => {
-      const terminate = jest
-        .spyOn(t.app.get(RegisteredSessionTerminator), 'terminate')
-        .mockRejectedValue(new Error('socket layer down'));
+    it('still deletes when the end request fails (the session ends at its time limit)', async () => {
+      const terminate = jest.spyOn(t.app.get(SessionEnds), 'request').mockRejectedValue(new Error('socket layer down'));
       try {
         const { session, value } = await newSession();
         await t.app.get(ClientSecretsService).redeem(value);
@@ -263,10 +261,10 @@ describe.each(databaseTargets())('sessions on %s', (target) => {
       }
     });
 
-    it('deletes a closed session without calling the terminator', async () => {
+    it('deletes a closed session without asking for its end', async () => {
       const calls: string[] = [];
       const terminate = jest
-        .spyOn(t.app.get(RegisteredSessionTerminator), 'terminate')
+        .spyOn(t.app.get(SessionEnds), 'request')
         .mockImplementation(async (s) => void calls.push(s.id));
       const [closed] = await insertSessions(1, '2026-01-01T00:00:00Z', 'closed');
       expect((await del(closed)).statusCode).toBe(204);

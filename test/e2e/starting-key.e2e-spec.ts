@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { sha256Hex } from '../../src/common/ids';
+import { sha256Hex } from '../../src/platform/ids';
 import { FirstStartService } from '../../src/modules/projects/first-start.service';
 import { createTestDatabase, databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';

@@ -1,5 +1,5 @@
 import { MeterService } from '../../src/modules/usage/meter.service';
-import { SessionReaperService } from '../../src/modules/usage/session-reaper.service';
+import { SessionReaper } from '../../src/modules/sessions/session-reaper';
 import { createTestDatabase, databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 import { insertSession } from './usage-fixtures';
@@ -65,12 +65,9 @@ describe.each(databaseTargets())('the reaper of orphaned sessions on %s', (targe
     ]);
 
     // Both instances reap at once: each session is closed by exactly one of them.
-    const [a, b] = await Promise.all([
-      one.app.get(SessionReaperService).reapOnce(),
-      two.app.get(SessionReaperService).reapOnce(),
-    ]);
+    const [a, b] = await Promise.all([one.app.get(SessionReaper).reapOnce(), two.app.get(SessionReaper).reapOnce()]);
     expect([...a, ...b].sort()).toEqual([orphan, neverBeat].sort());
-    expect(await one.app.get(SessionReaperService).reapOnce()).toEqual([]);
+    expect(await one.app.get(SessionReaper).reapOnce()).toEqual([]);
 
     const rows: {
       id: string;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { encodeWav } from '../../src/engines/embedded/audio/wav';
+import { encodeWav } from '../../src/platform/audio/wav';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');

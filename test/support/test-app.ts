@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup';
-import { createRootLogger } from '../../src/common/logging/logger';
+import { createRootLogger } from '../../src/platform/logging/logger';
 import { AppConfig } from '../../src/config/app-config';
-import { DatabaseLocation } from '../../src/database/database.module';
+import { DatabaseLocation } from '../../src/platform/database/database.module';
 import { ProjectsService } from '../../src/modules/projects/projects.service';
 import { createTestDatabase, DatabaseTarget } from './test-database';
 

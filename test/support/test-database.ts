@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { EmbeddedPostgres } from '../../src/platform/database/embedded-postgres';
 
 export type DatabaseTarget = 'postgres' | 'embedded';
 

@@ -6,8 +6,8 @@
  * deterministic server event; the time from sending one of them to receiving its event is the
  * latency a frame picks up crossing the server.
  */
-import { FRAME_BYTES, FRAME_MS } from '../../../src/engines/engine.types';
-import { DEFAULT_TURN_DETECTION } from '../../../src/modules/live-gateway/live.protocol.start';
+import { FRAME_BYTES, FRAME_MS } from '../../../src/engines/contract';
+import { DEFAULT_VAD } from '../../../src/session-core';
 import { DEFAULT_SCRIPTED_OPTIONS } from '../../../src/engines/scripted/scripted.options';
 
 export { FRAME_BYTES, FRAME_MS };
@@ -18,7 +18,7 @@ export const PROBES: readonly Probe[] = ['speech_started', 'input_word', 'first_
 
 export const SPEECH_FRAMES = 6;
 /** The silence frame (1-based) that reaches the turn detector's silence duration. */
-export const END_SILENCE_FRAMES = Math.ceil(DEFAULT_TURN_DETECTION.silenceDurationMs / FRAME_MS);
+export const END_SILENCE_FRAMES = Math.ceil(DEFAULT_VAD.silenceDurationMs / FRAME_MS);
 export const REPLY_FRAMES = Math.ceil(DEFAULT_SCRIPTED_OPTIONS.reply.durationMs / FRAME_MS);
 /**
  * Silence after the turn ends, until the next turn: the reply (960 ms) has played out and its

@@ -5,8 +5,8 @@
  * manual turns, the first words of a new item) while an answer is produced or played, cancels the
  * answer at once.
  */
-import { newId } from '../../common/ids';
-import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../engine.types';
+import { newId } from '../../platform/ids';
+import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../contract';
 import { CascadeTurn, type TurnDeps } from './cascade-turn';
 import { Conversation } from './conversation';
 

@@ -1,4 +1,4 @@
-import type { EngineEvent, EngineStream, EngineStreamConfig } from '../engine.types';
+import type { EngineEvent, EngineStream, EngineStreamConfig } from '../contract';
 import { EventLog } from '../embedded/testing/stream-driver';
 import { ScriptedEngine } from '../scripted/scripted.engine';
 import { createCascadeEngine } from './cascade.engine';

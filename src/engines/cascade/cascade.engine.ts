@@ -6,7 +6,7 @@
  * session holds one of its streams; the chat and speech servers are shared HTTP endpoints. The
  * listener belongs to whoever made it (the engines registry starts and shuts it down).
  */
-import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../engine.types';
+import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../contract';
 import { CascadeStream } from './cascade-stream';
 import type { CascadeEngineOptions } from './cascade.options';
 import { ChatClient } from './chat-client';

@@ -10,7 +10,7 @@
  * types below are the registry's (src/engines/registry/engine-kind.ts), written structurally so
  * this folder stands on its own; listing `cascadeKind` in src/engines/engine-kinds.ts registers it.
  */
-import type { SpeechEngine } from '../engine.types';
+import type { SpeechEngine } from '../contract';
 import { createCascadeEngine } from './cascade.engine';
 import {
   CascadeConfigError,

@@ -1,7 +1,7 @@
 import { AppConfig } from '../../config/app-config';
-import { MODEL_IDS } from '../../modules/models/model-catalog';
+import { MODEL_IDS } from '../../session-core';
 import { createRegistry } from '../engines.module';
-import { ENGINE_KINDS } from '../engine-kinds';
+import { ENGINE_KINDS } from '../registry/engine-kinds';
 import { readEnginesDocument } from '../registry/engines-document';
 
 /** The cascade kind through the engines registry: what an operator's mistakes look like at start. */

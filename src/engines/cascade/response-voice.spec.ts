@@ -1,4 +1,4 @@
-import type { EngineEvent } from '../engine.types';
+import type { EngineEvent } from '../contract';
 import { ResponseVoice } from './response-voice';
 
 const ms = (n: number) => Buffer.alloc(n * 48);

@@ -9,7 +9,7 @@
  * to their letters, known once the sentence's audio is complete (the speech server usually
  * finishes a sentence well before it is played; if not, its words follow as soon as it does).
  */
-import type { EngineEvent } from '../engine.types';
+import type { EngineEvent } from '../contract';
 
 const BYTES_PER_MS = 48;
 

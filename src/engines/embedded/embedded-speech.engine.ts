@@ -11,7 +11,7 @@ import {
   EngineStream,
   EngineStreamConfig,
   SpeechEngine,
-} from '../engine.types';
+} from '../contract';
 import { PocketsphinxDecoder } from '../../../libs/pocketsphinx';
 import { DecoderFactory } from './decoder-factory';
 import { DecoderPool } from './decoder-pool';
@@ -23,7 +23,7 @@ import {
   EmbeddedEngineSettings,
   resolveModel,
 } from './engine-options';
-import { SileroVadModel } from './input/silero-vad';
+import { SileroVadModel } from '../listening/silero-vad';
 import { FliteSynthesizer } from './output/flite-synthesizer';
 
 export const EMBEDDED_VOICE = 'aria';

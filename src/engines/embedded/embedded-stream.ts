@@ -4,13 +4,13 @@
  * talking as soon as speech is confirmed (barge-in), in either turn mode; the session may also
  * call interrupt() itself.
  */
-import { newId } from '../../common/ids';
-import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../engine.types';
+import { newId } from '../../platform/ids';
+import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../contract';
 import type { PocketsphinxDecoder } from '../../../libs/pocketsphinx';
-import { pcm16FromBuffer } from './audio/resampler';
+import { pcm16FromBuffer } from '../../platform/audio/resampler';
 import type { EmbeddedEngineSettings, EngineLogger } from './engine-options';
 import { Listener } from './input/listener';
-import type { SileroVadModel } from './input/silero-vad';
+import type { SileroVadModel } from '../listening/silero-vad';
 import { personaReply } from './output/persona';
 import { PreparedSynthesizer } from './output/prepared-synthesizer';
 import { ResponsePlayer, Synthesizer } from './output/response-player';

@@ -2,7 +2,7 @@
  * What a kind of engine gives the registry. A kind lives in its own folder (`src/engines/<kind>/`),
  * exports one EngineKind, and is listed once in `src/engines/engine-kinds.ts`.
  */
-import type { SpeechEngine } from '../engine.types';
+import type { SpeechEngine } from '../contract';
 import type { ConfigSection, CredentialRef } from './config-section';
 
 export interface EngineLogger {

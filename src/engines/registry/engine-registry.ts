@@ -4,7 +4,7 @@
  * of the stream's model, so sessions and dialects do not know engines are configurable.
  */
 import { ConfigError } from '../../config/environment';
-import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../engine.types';
+import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../contract';
 import type { CredentialRef } from './config-section';
 import type { EngineLogger } from './engine-kind';
 import type { EnginesDocument } from './engines-document';

@@ -3,7 +3,7 @@
  * Continuum instance's realtime socket): this instance keeps turn detection (VAD), metering and
  * the session; each stream holds one socket to one worker of the pool.
  */
-import { SileroVadModel } from '../embedded/input/silero-vad';
+import { SileroVadModel } from '../listening/silero-vad';
 import {
   EngineCapacity,
   EngineCapacityError,
@@ -11,7 +11,7 @@ import {
   EngineStream,
   EngineStreamConfig,
   SpeechEngine,
-} from '../engine.types';
+} from '../contract';
 import type { EngineLogger } from '../registry/engine-kind';
 import { OpenAiRealtimeProtocol } from './protocols/openai-realtime.protocol';
 import { VllmRealtimeProtocol } from './protocols/vllm-realtime.protocol';

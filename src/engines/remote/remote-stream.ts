@@ -9,13 +9,13 @@
  * unfinished utterance; when none can take it, the stream ends with a fatal `engine_unavailable`
  * error. Metering is the session's, on the frames the client sent: a replay is never billed.
  */
-import { newId } from '../../common/ids';
-import { pcm16FromBuffer } from '../embedded/audio/resampler';
-import { SampleHistory } from '../embedded/input/sample-history';
-import type { SileroVadModel, VadScorer } from '../embedded/input/silero-vad';
-import { VAD_FRAME_MS } from '../embedded/input/silero-vad';
-import { TurnDetector, TurnSignal } from '../embedded/input/turn-detector';
-import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../engine.types';
+import { newId } from '../../platform/ids';
+import { pcm16FromBuffer } from '../../platform/audio/resampler';
+import { SampleHistory } from '../listening/sample-history';
+import type { SileroVadModel, VadScorer } from '../listening/silero-vad';
+import { VAD_FRAME_MS } from '../listening/silero-vad';
+import { TurnDetector, TurnSignal } from '../listening/turn-detector';
+import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../contract';
 import type { EngineLogger } from '../registry/engine-kind';
 import type { WorkerProtocol } from './protocols/worker-protocol';
 import type { RemoteSettings } from './remote-settings';

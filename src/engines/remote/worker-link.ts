@@ -5,8 +5,8 @@
  * `failed` and ends the link; the stream decides where to go next.
  */
 import WebSocket from 'ws';
-import { PcmResampler } from '../../common/audio/pcm-resampler';
-import { SAMPLE_RATE } from '../engine.types';
+import { Resampler } from '../../platform/audio/resampler';
+import { SAMPLE_RATE } from '../contract';
 import { MalformedMessage, WorkerEvent, WorkerProtocol } from './protocols/worker-protocol';
 import type { Worker } from './worker-pool';
 
@@ -25,7 +25,7 @@ export interface LinkOptions {
 
 export class WorkerLink {
   private readonly socket: WebSocket;
-  private readonly resampler: PcmResampler | null;
+  private readonly resampler: Resampler | null;
   private queue: string[] | null = [];
   private ended = false;
   private readonly connectTimer: NodeJS.Timeout;
@@ -44,7 +44,7 @@ export class WorkerLink {
     this.lastEventAt = now();
     this.greeted = new Promise((resolve, reject) => (this.greet = { resolve, reject }));
     this.greeted.catch(() => undefined);
-    this.resampler = options.sampleRate === SAMPLE_RATE ? null : new PcmResampler(SAMPLE_RATE, options.sampleRate);
+    this.resampler = options.sampleRate === SAMPLE_RATE ? null : new Resampler(SAMPLE_RATE, options.sampleRate);
     const headers = options.protocol.headers(options.apiKey);
     if (worker.hostname) headers.host = worker.hostname;
     const tls = worker.hostname ? { servername: worker.hostname } : {};
@@ -76,7 +76,7 @@ export class WorkerLink {
   /** Session audio (pcm16 24 kHz), resampled to the worker's rate. */
   append(pcm: Buffer): void {
     if (this.ended) return;
-    const audio = this.resampler ? this.resampler.process(pcm) : pcm;
+    const audio = this.resampler ? this.resampler.processPcm16(pcm) : pcm;
     if (audio.length > 0) this.send(this.options.protocol.append(audio.toString('base64')));
   }
 

@@ -4,7 +4,7 @@ import {
   type EngineEvent,
   type EngineStream,
   type EngineStreamConfig,
-} from '../engine.types';
+} from '../contract';
 import { frameRms, makeTone } from './scripted.audio';
 import { ScriptedEngine } from './scripted.engine';
 

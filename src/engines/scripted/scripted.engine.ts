@@ -10,7 +10,7 @@ import {
   type EngineStream,
   type EngineStreamConfig,
   type SpeechEngine,
-} from '../engine.types';
+} from '../contract';
 import { makeTone } from './scripted.audio';
 import { DEFAULT_SCRIPTED_OPTIONS, type ScriptedEngineOptions } from './scripted.options';
 import { ScriptedStream } from './scripted.stream';

@@ -11,7 +11,7 @@ import {
   type EngineStream,
   type EngineStreamConfig,
   type EngineWord,
-} from '../engine.types';
+} from '../contract';
 import { frameRms } from './scripted.audio';
 import type { ScriptedEngineOptions } from './scripted.options';
 

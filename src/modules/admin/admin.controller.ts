@@ -1,13 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { usdToMicros } from '../../common/money';
+import { usdToMicros } from '../../platform/money';
 import { AppConfig } from '../../config/app-config';
-import { Public } from '../auth/public.decorator';
-import { keyView, ledgerView, projectView } from '../projects/operator-views';
-import { ProjectControlsService } from '../projects/project-controls.service';
-import { ProjectsService } from '../projects/projects.service';
-import { AdminActor } from './admin-actor.decorator';
-import { AdminGuard } from './admin.guard';
+import { Auth, Authenticated } from '../auth';
+import type { AdminPrincipal } from '../auth';
+import { keyView, ledgerView, projectView } from '../projects';
+import { ProjectControlsService } from '../projects';
+import { ProjectsService } from '../projects';
 import {
   AddCreditDto,
   CreditLimitDto,
@@ -24,8 +23,7 @@ const usd = (value: string) => (value.startsWith('-') ? -usdToMicros(value.slice
  * database has one owner). Outside the public API and its document; API keys never open it.
  */
 @ApiExcludeController()
-@Public()
-@UseGuards(AdminGuard)
+@Authenticated({ admin: true })
 @Controller('admin')
 export class AdminController {
   constructor(
@@ -41,7 +39,7 @@ export class AdminController {
 
   @Post('projects')
   @HttpCode(201)
-  async createProject(@Body() body: NameDto, @AdminActor() actor: string) {
+  async createProject(@Body() body: NameDto, @Auth() { actor }: AdminPrincipal) {
     const { project, key, secret } = await this.projects.createProject(body.name, undefined, actor);
     return { project: projectView(project, this.config), key: { ...keyView(key), secret } };
   }
@@ -58,21 +56,21 @@ export class AdminController {
 
   @Post('projects/:project_id/keys')
   @HttpCode(201)
-  async createKey(@Param('project_id') id: string, @Body() body: NameDto, @AdminActor() actor: string) {
+  async createKey(@Param('project_id') id: string, @Body() body: NameDto, @Auth() { actor }: AdminPrincipal) {
     const { key, secret } = await this.projects.createKey(id, body.name, actor);
     return { ...keyView(key), secret };
   }
 
   @Post('keys/:key_id/revoke')
   @HttpCode(200)
-  async revokeKey(@Param('key_id') id: string, @AdminActor() actor: string) {
+  async revokeKey(@Param('key_id') id: string, @Auth() { actor }: AdminPrincipal) {
     const { key, revokedSecrets } = await this.projects.revokeKey(id, actor);
     return { ...keyView(key), revoked_client_secrets: revokedSecrets };
   }
 
   @Post('keys/:key_id/rotate')
   @HttpCode(200)
-  async rotateKey(@Param('key_id') id: string, @Body() body: RotateKeyDto, @AdminActor() actor: string) {
+  async rotateKey(@Param('key_id') id: string, @Body() body: RotateKeyDto, @Auth() { actor }: AdminPrincipal) {
     const { key, secret, revoked } = await this.projects.rotateKey(id, actor, body.name);
     return {
       key: { ...keyView(key), secret },
@@ -82,19 +80,23 @@ export class AdminController {
 
   @Post('projects/:project_id/credit')
   @HttpCode(200)
-  async addCredit(@Param('project_id') id: string, @Body() body: AddCreditDto, @AdminActor() actor: string) {
+  async addCredit(@Param('project_id') id: string, @Body() body: AddCreditDto, @Auth() { actor }: AdminPrincipal) {
     const entry = await this.controls.addCredit(id, usd(body.usd), actor, body.note);
     return { project: await this.getProject(id), change: ledgerView(entry) };
   }
 
   @Put('projects/:project_id/credit_limit')
-  async setCreditLimit(@Param('project_id') id: string, @Body() body: CreditLimitDto, @AdminActor() actor: string) {
+  async setCreditLimit(
+    @Param('project_id') id: string,
+    @Body() body: CreditLimitDto,
+    @Auth() { actor }: AdminPrincipal,
+  ) {
     const entry = await this.controls.setCreditLimit(id, body.usd === null ? null : usd(body.usd), actor);
     return { project: await this.getProject(id), change: ledgerView(entry) };
   }
 
   @Put('projects/:project_id/limits')
-  async setLimits(@Param('project_id') id: string, @Body() body: LimitsDto, @AdminActor() actor: string) {
+  async setLimits(@Param('project_id') id: string, @Body() body: LimitsDto, @Auth() { actor }: AdminPrincipal) {
     const change = { concurrentSessions: body.concurrent_sessions, requestsPerMinute: body.requests_per_minute };
     const entry = await this.controls.setLimits(id, change, actor);
     return { project: await this.getProject(id), change: ledgerView(entry) };

@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { ProjectsModule } from '../projects/projects.module';
+import { ProjectsModule } from '../projects';
 import { AdminController } from './admin.controller';
-import { AdminGuard } from './admin.guard';
 
-/** The admin API (/v1/admin): deny by default, behind its own credential (ADMIN_API_KEY_SHA256). */
+/** The admin API (/v1/admin): behind its own credential (ADMIN_API_KEY_SHA256), which the auth guard checks. */
 @Module({
   imports: [ProjectsModule],
   controllers: [AdminController],
-  providers: [AdminGuard],
 })
 export class AdminModule {}

@@ -1,33 +1,36 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { AppConfig } from '../../config/app-config';
+import { authenticateAdmin } from './admin-token';
 import { AuthService, AuthRequest } from './auth.service';
-import { CHECKS_API_KEY_ITSELF } from './checks-api-key-itself.decorator';
-import type { ApiKeyPrincipal, PresentedApiKey } from './principal';
-import { IS_PUBLIC } from './public.decorator';
+import { ROUTE_AUTH, type RouteAuthMode } from './authenticated.decorator';
+import type { AuthenticatedRequest } from './principal';
 
 /**
- * Global guard (APP_GUARD): a route without @Public() needs a valid, unrevoked API key. A route marked
- * @ChecksApiKeyItself() gets the key read but not yet looked up, and settles it in its own statement.
+ * Global guard (APP_GUARD), deny by default: a route needs a valid, unrevoked API key unless it (or its
+ * controller) says otherwise with @Authenticated or @Public. Sockets answer for their own credentials
+ * in their handshakes.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly auth: AuthService,
     private readonly reflector: Reflector,
+    private readonly config: AppConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    if (isPublic) return true;
-    const request = context
-      .switchToHttp()
-      .getRequest<AuthRequest & { principal?: ApiKeyPrincipal; presentedKey?: PresentedApiKey }>();
-    if (this.reflector.get<boolean>(CHECKS_API_KEY_ITSELF, context.getHandler())) {
-      request.presentedKey = this.auth.presentApiKey(request);
-      return true;
-    }
-    request.principal = await this.auth.authenticateApiKey(request);
+    const mode =
+      this.reflector.getAllAndOverride<RouteAuthMode | undefined>(ROUTE_AUTH, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? 'api_key';
+    if (mode === 'public') return true;
+    const request = context.switchToHttp().getRequest<AuthRequest & AuthenticatedRequest>();
+    if (mode === 'admin') request.auth = authenticateAdmin(request.headers, this.config.adminApiKeySha256);
+    else if (mode === 'api_key_in_statement') request.auth = request.presentedKey = this.auth.presentApiKey(request);
+    else request.auth = await this.auth.authenticateApiKey(request);
     return true;
   }
 }

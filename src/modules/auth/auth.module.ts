@@ -1,14 +1,22 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ProjectsModule } from '../projects/projects.module';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
+import { KeyChecksRepository } from './key-checks.repository';
 import { AuthFailuresRepository } from './auth-failures.repository';
 import { FailedAuthThrottle } from './failed-auth.throttle';
+import { AuthRefusalJudge } from './refusal-judge';
+import { REFUSAL_JUDGE } from '../../platform/errors/all-exceptions.filter';
 
 @Module({
-  imports: [ProjectsModule],
-  providers: [AuthService, AuthFailuresRepository, FailedAuthThrottle, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [AuthService, FailedAuthThrottle],
+  providers: [
+    AuthService,
+    KeyChecksRepository,
+    AuthFailuresRepository,
+    FailedAuthThrottle,
+    { provide: APP_GUARD, useClass: AuthGuard },
+    { provide: REFUSAL_JUDGE, useClass: AuthRefusalJudge },
+  ],
+  exports: [AuthService, FailedAuthThrottle, REFUSAL_JUDGE],
 })
 export class AuthModule {}

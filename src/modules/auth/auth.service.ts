@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppConfig } from '../../config/app-config';
-import { AppError } from '../../common/errors/app-error';
-import { sha256Hex } from '../../common/ids';
-import { ApiKeysRepository, KeyCheck } from '../projects/api-keys.repository';
+import { AppError } from '../../platform/errors/app-error';
+import { sha256Hex } from '../../platform/ids';
+import { KeyChecksRepository, type KeyCheck } from './key-checks.repository';
 import { extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
 import type { ApiKeyPrincipal, PresentedApiKey, RateLimitState, RequestRate } from './principal';
 
@@ -23,7 +23,7 @@ export class AuthService {
   private readonly rate: RequestRate;
 
   constructor(
-    private readonly keys: ApiKeysRepository,
+    private readonly keys: KeyChecksRepository,
     config: AppConfig,
   ) {
     this.rate = { capacity: config.rateLimitPerMinute, refillPerSecond: config.rateLimitPerMinute / 60 };
@@ -38,12 +38,12 @@ export class AuthService {
    * For a route that checks the key in its own statement: everything about the key that needs no
    * database. The returned key applies that statement's verdict to this request.
    */
-  presentApiKey(request: AuthRequest & { principal?: ApiKeyPrincipal }): PresentedApiKey {
+  presentApiKey(request: AuthRequest): PresentedApiKey {
     const hash = sha256Hex(this.readApiKey(request));
     let settled = false;
     const settle = (check: KeyCheck | null) => {
       settled = true;
-      return (request.principal = this.settle(check, request));
+      return this.settle(check, request);
     };
     return {
       hash,

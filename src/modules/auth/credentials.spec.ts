@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { extractHeaderCredential, queryCarriesApiKey } from './credentials';
-import { chooseProtocol, extractSocketCredential } from './socket-credentials';
+import { chooseProtocol, extractSocketCredential } from '../../gateway/handshake/socket-credentials';
 
 const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers }) as unknown as IncomingMessage;
 

@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppError } from '../../common/errors/app-error';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../../platform/errors/app-error';
 import { AppConfig } from '../../config/app-config';
+import { clientAddress, TrustProxy } from '../../config/trusted-proxies';
 import { AuthFailuresRepository } from './auth-failures.repository';
 
 /**
@@ -15,6 +17,7 @@ export class FailedAuthThrottle {
   private readonly logger = new Logger(FailedAuthThrottle.name);
   private readonly capacity: number;
   private readonly refillPerSecond: number;
+  private readonly trustProxy: TrustProxy;
 
   constructor(
     private readonly failures: AuthFailuresRepository,
@@ -22,6 +25,12 @@ export class FailedAuthThrottle {
   ) {
     this.capacity = config.authFailuresPerMinute;
     this.refillPerSecond = config.authFailuresPerMinute / 60;
+    this.trustProxy = config.trustProxy;
+  }
+
+  /** A socket upgrade's client address, by the TRUST_PROXY rule that gives REST its request.ip. */
+  addressOf(req: IncomingMessage): string | undefined {
+    return clientAddress(req, this.trustProxy);
   }
 
   /** The refusal to answer with for `error`, raised for a request from `address`: itself, or a 429. */

@@ -1,6 +1,6 @@
-import type { KeyCheck } from '../projects/api-keys.repository';
+import type { KeyCheck } from './key-checks.repository';
 
-/** Who is calling: resolved once per request by the guard, read by handlers through @CurrentPrincipal(). */
+/** Who is calling: resolved once per request by the guard, read by handlers through @Auth(). */
 export interface ApiKeyPrincipal {
   kind: 'api_key';
   projectId: string;
@@ -15,7 +15,7 @@ export interface RequestRate {
 
 /**
  * An API key the guard read from the headers but did not look up, handed to a route that checks it
- * in its own database statement (@ChecksApiKeyItself()).
+ * in its own database statement (@Authenticated({ checksKeyItself: true })).
  */
 export interface PresentedApiKey {
   /** SHA-256 of the key: what the database compares. */
@@ -34,4 +34,21 @@ export interface RateLimitState {
   limit: number;
   remaining: number;
   resetMs: number;
+}
+
+/** The operator behind the admin token, and who is recorded in the project's history as acting. */
+export interface AdminPrincipal {
+  kind: 'admin';
+  /** `admin-api`, or `admin-api:<name>` when the caller names itself in X-Continuum-Actor. */
+  actor: string;
+}
+
+/** What @Auth() gives a handler, by the route's mode; a public route gets nothing. */
+export type RouteAuth = ApiKeyPrincipal | PresentedApiKey | AdminPrincipal | undefined;
+
+/** The request as the guard leaves it. */
+export interface AuthenticatedRequest {
+  auth: RouteAuth;
+  /** On a route that checks its key itself: read by the refusal judge and the HTTP hooks. */
+  presentedKey?: PresentedApiKey;
 }

@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
-import { ChecksApiKeyItself, PresentedKey } from '../auth/checks-api-key-itself.decorator';
-import type { PresentedApiKey } from '../auth/principal';
+import { ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
+import { Auth, Authenticated } from '../auth';
+import type { PresentedApiKey } from '../auth';
 import { ClientSecretsService } from './client-secrets.service';
 import { ClientSecretRequestDto } from './dto/client-secret-request.dto';
 import { ClientSecretResponseDto } from './dto/client-secret-response.dto';
@@ -10,7 +10,7 @@ import { CurrentRequestOrigin } from './request-origin.decorator';
 import type { RequestOrigin } from './socket-urls';
 
 @ApiTags('Client secrets')
-@ApiKeyAuth()
+@Authenticated({ checksKeyItself: true })
 @ApiStandardErrors()
 @Controller()
 export class ClientSecretsController {
@@ -18,11 +18,10 @@ export class ClientSecretsController {
 
   @Post('live/client_secrets')
   @HttpCode(200)
-  @ChecksApiKeyItself()
   @ApiOperation({ summary: 'Create a session and return its client secret' })
   @ApiOkResponse({ type: ClientSecretResponseDto })
   createLiveClientSecret(
-    @PresentedKey() key: PresentedApiKey,
+    @Auth() key: PresentedApiKey,
     @Body() body: ClientSecretRequestDto,
     @CurrentRequestOrigin() origin: RequestOrigin,
   ): Promise<ClientSecretResponseDto> {
@@ -31,11 +30,10 @@ export class ClientSecretsController {
 
   @Post('realtime/client_secrets')
   @HttpCode(200)
-  @ChecksApiKeyItself()
   @ApiOperation({ summary: 'Create a transcription session (OpenAI Realtime-compatible) and return its client secret' })
   @ApiOkResponse({ type: ClientSecretResponseDto })
   createRealtimeClientSecret(
-    @PresentedKey() key: PresentedApiKey,
+    @Auth() key: PresentedApiKey,
     @Body() body: ClientSecretRequestDto,
     @CurrentRequestOrigin() origin: RequestOrigin,
   ): Promise<ClientSecretResponseDto> {

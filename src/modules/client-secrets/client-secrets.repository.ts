@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { SessionAudioConfig, SessionType } from '../sessions/entities/session.entity';
-import type { OpenedSession } from '../sessions/opened-session';
+import type { SessionAudioConfig, SessionType } from '../sessions';
+import type { OpenedSession } from '../sessions';
 
 /** A secret found by its hash, row-locked until the transaction ends. */
 export interface LockedSecret {

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../auth';
 import { LifecycleState } from './lifecycle-state';
 
 /** Kubernetes probes: liveness needs nothing; readiness needs the database and a non-draining instance. */

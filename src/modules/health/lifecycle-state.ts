@@ -1,5 +1,5 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { AppError } from '../../common/errors/app-error';
+import { AppError } from '../../platform/errors/app-error';
 
 /** What a refused client is told to wait before trying again (another replica takes it meanwhile). */
 export const SHUTDOWN_RETRY_MS = 1000;

@@ -1,11 +1,22 @@
 import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { pgPool } from '../usage/pg-pool';
+import { ENGINE_METERS } from '../../engines/registry/instrumented-engine';
+import { pgPool } from '../../platform/database/pg-pool';
 import { MetricsController } from './metrics.controller';
+import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
 
 @Global()
-@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
+@Module({
+  controllers: [MetricsController],
+  providers: [
+    MetricsService,
+    MetricsServer,
+    // Engines are metered through this, without importing this module.
+    { provide: ENGINE_METERS, inject: [MetricsService], useFactory: (metrics: MetricsService) => metrics.sessions },
+  ],
+  exports: [MetricsService, ENGINE_METERS],
+})
 export class MetricsModule implements OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,

@@ -1,14 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { AppError } from '../../common/errors/app-error';
-import { enginesDocument, modelLanguages } from '../../engines/engines-config';
-import type { SessionType } from '../sessions/entities/session.entity';
-
-export const VOICECHAT = 'vendor-voicechat';
-export const ASR_STREAMING = 'vendor-asr-streaming';
-export const VOICES = ['aria'] as const;
-/** Every model this service serves; the engines document must name an engine for each. */
-export const MODEL_IDS: readonly string[] = [VOICECHAT, ASR_STREAMING];
+import { AppError } from '../../platform/errors/app-error';
+import { enginesDocument, modelLanguages } from '../../engines/registry/engines-config';
+import { ASR_STREAMING, DEFAULT_LANGUAGE, MODEL_IDS, VOICECHAT, VOICES, type SessionType } from '../../session-core';
 
 export interface ModelInfo {
   id: string;
@@ -62,7 +56,7 @@ export class ModelCatalog {
    * `auto` is always accepted; a regional tag (`en-US`) is judged by its language.
    */
   checkLanguage(modelId: string, language: string | null | undefined, param: string): void {
-    if (language === null || language === undefined || language === 'auto') return;
+    if (language === null || language === undefined || language === DEFAULT_LANGUAGE) return;
     const languages = this.find(modelId)?.languages ?? [];
     if (languages.includes(language.toLowerCase().split('-')[0])) return;
     throw new AppError(

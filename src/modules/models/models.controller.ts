@@ -1,11 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
+import { Authenticated } from '../auth';
+import { ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
 import { ModelListDto } from './dto/model.dto';
 import { ModelsService } from './models.service';
 
 @ApiTags('Models')
-@ApiKeyAuth()
+@Authenticated()
 @ApiStandardErrors()
 @Controller('models')
 export class ModelsController {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { microsToUsd } from '../../common/money';
-import { FRAME_MS, SAMPLE_RATE } from '../../engines/engine.types';
+import { microsToUsd } from '../../platform/money';
+import { FRAME_MS, SAMPLE_RATE } from '../../engines/contract';
 import { ENGINE_REGISTRY, EngineRegistry } from '../../engines/registry/engine-registry';
 import { ModelDto, ModelListDto } from './dto/model.dto';
 import { ModelCatalog, ModelInfo } from './model-catalog';

@@ -1,5 +1,5 @@
-import { microsToUsd } from '../../common/money';
-import { toUnixSeconds, toUnixSecondsOrNull } from '../../common/time';
+import { microsToUsd } from '../../platform/money';
+import { toUnixSeconds, toUnixSecondsOrNull } from '../../platform/time';
 import type { AppConfig } from '../../config/app-config';
 import type { ApiKeyEntity } from './entities/api-key.entity';
 import type { LedgerEntryEntity } from './entities/ledger-entry.entity';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppError } from '../../common/errors/app-error';
-import { microsToUsd } from '../../common/money';
+import { AppError } from '../../platform/errors/app-error';
+import { microsToUsd } from '../../platform/money';
 import { ProjectEntity } from './entities/project.entity';
 import type { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ProjectLedgerRepository } from './project-ledger.repository';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { newId } from '../../common/ids';
+import { newId } from '../../platform/ids';
 import { LedgerEntryEntity, type LedgerKind } from './entities/ledger-entry.entity';
 
 export interface LedgerChange {

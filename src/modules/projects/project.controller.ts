@@ -1,13 +1,13 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import { ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
+import { Auth, Authenticated } from '../auth';
+import type { ApiKeyPrincipal } from '../auth';
 import { ProjectDto } from './dto/project.dto';
 import { ProjectView } from './project.view';
 
 @ApiTags('Project')
-@ApiKeyAuth()
+@Authenticated()
 @ApiStandardErrors()
 @Controller('project')
 export class ProjectController {
@@ -16,7 +16,7 @@ export class ProjectController {
   @Get()
   @ApiOperation({ summary: 'Project information: balance and limits' })
   @ApiOkResponse({ type: ProjectDto })
-  getProject(@CurrentPrincipal() principal: ApiKeyPrincipal): Promise<ProjectDto> {
+  getProject(@Auth() principal: ApiKeyPrincipal): Promise<ProjectDto> {
     return this.view.get(principal.projectId);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { microsToUsd } from '../../common/money';
-import { toUnixSeconds } from '../../common/time';
+import { microsToUsd } from '../../platform/money';
+import { toUnixSeconds } from '../../platform/time';
 import { CLIENT_SECRET_TTL } from './project-limits';
 import { ProjectDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, StartingApiKey } from '../../config/app-config';
-import { AppError } from '../../common/errors/app-error';
-import { newApiKey, newId, sha256Hex } from '../../common/ids';
+import { AppError } from '../../platform/errors/app-error';
+import { newApiKey, newId, sha256Hex } from '../../platform/ids';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { ProjectEntity } from './entities/project.entity';

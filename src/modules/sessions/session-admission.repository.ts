@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { poolSizeOf } from '../../database/data-source-options';
-import { StatementBatcher } from '../../database/statement-batcher';
-import type { RequestRate } from '../auth/principal';
-import type { KeyCheck } from '../projects/api-keys.repository';
+import { poolSizeOf } from '../../platform/database/data-source-options';
+import { StatementBatcher } from '../../platform/database/statement-batcher';
+import type { RequestRate } from '../auth';
+import type { KeyCheck } from '../auth';
 import type { SessionAudioConfig, SessionType } from './entities/session.entity';
 
 export interface NewSession {

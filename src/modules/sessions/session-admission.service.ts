@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppError } from '../../common/errors/app-error';
+import { AppError } from '../../platform/errors/app-error';
 import { AppConfig } from '../../config/app-config';
-import type { ApiKeyPrincipal, PresentedApiKey } from '../auth/principal';
+import type { ApiKeyPrincipal, PresentedApiKey } from '../auth';
 import { Admission, AdmissionCaller, NewSession, SessionAdmissionRepository } from './session-admission.repository';
 
 export interface AdmittedSession {

@@ -3,23 +3,26 @@
  * socket's session.start opened with an API key) into the configuration the session runs with.
  * Pure: the model catalog is passed in, errors are AppErrors naming the offending parameter.
  */
-import { AppError } from '../../common/errors/app-error';
-import { SAMPLE_RATE } from '../../engines/engine.types';
+import { AppError } from '../../platform/errors/app-error';
+import { SAMPLE_RATE } from '../../engines/contract';
+import { DEFAULT_END_OF_TURN as CORE_END_OF_TURN, DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE } from '../../session-core';
 import type { SessionAudioConfig, SessionType } from './entities/session.entity';
 
 export const SUPPORTED_FORMAT = 'audio/pcm';
-export const SUPPORTED_VOICE = 'aria';
-export const DEFAULT_LANGUAGE = 'auto';
-/** OpenAI's server_vad defaults, so that clients written for it behave the same here. */
+export const SUPPORTED_VOICE = VOICE;
+export { DEFAULT_LANGUAGE };
+/** The session core's defaults, in the wire's names. */
 export const DEFAULT_TURN_DETECTION = {
-  type: 'server_vad',
-  threshold: 0.5,
-  prefix_padding_ms: 300,
-  silence_duration_ms: 500,
+  type: DEFAULT_VAD.type,
+  threshold: DEFAULT_VAD.threshold,
+  prefix_padding_ms: DEFAULT_VAD.prefixPaddingMs,
+  silence_duration_ms: DEFAULT_VAD.silenceDurationMs,
 };
-
-/** A live session's end-of-turn confidence thresholds unless it asks otherwise (docs/api.md). */
-export const DEFAULT_END_OF_TURN = { eot_threshold: 0.7, eager_eot_threshold: 0.4, eot_timeout_ms: 5000 };
+export const DEFAULT_END_OF_TURN = {
+  eot_threshold: CORE_END_OF_TURN.eotThreshold,
+  eager_eot_threshold: CORE_END_OF_TURN.eagerEotThreshold,
+  eot_timeout_ms: CORE_END_OF_TURN.eotTimeoutMs,
+};
 
 export interface RequestedEndOfTurn {
   eot_threshold?: number;

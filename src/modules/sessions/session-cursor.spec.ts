@@ -1,4 +1,4 @@
-import { AppError } from '../../common/errors/app-error';
+import { AppError } from '../../platform/errors/app-error';
 import { decodeCursor, encodeCursor } from './session-cursor';
 
 describe('session cursor', () => {

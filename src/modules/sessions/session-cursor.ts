@@ -1,4 +1,4 @@
-import { AppError } from '../../common/errors/app-error';
+import { AppError } from '../../platform/errors/app-error';
 
 /**
  * The position after the last session of a page: its exact creation time (microseconds, UTC, as

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
-import { SessionEntity, type CloseReason, type SessionStatus } from './entities/session.entity';
+import { SessionEntity, type CloseReason, type SessionStatus, type SessionType } from './entities/session.entity';
 import type { SessionCursor } from './session-cursor';
 
 /** A session as the API shows it: the stored row plus its effective status and its sort key. */
@@ -22,6 +22,12 @@ export interface SessionFilter {
 export interface LockedSession {
   status: SessionStatus;
   instanceId: string | null;
+}
+
+/** What a socket's client may change on a running session, as the row's `audio.input` spells it. */
+export interface EngineSettings {
+  language: string;
+  turnDetection: Record<string, unknown> | null;
 }
 
 /** A pending session whose secret lapsed is expired already, whether or not the sweeper has run. */
@@ -118,6 +124,29 @@ export class SessionsRepository {
       .where(`id = :id AND status = 'active'`, { id })
       .execute();
     return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * The type of the session a client secret opens, read without redeeming it, so that a socket that
+   * cannot serve it refuses before the secret is spent. Null for an unknown secret.
+   */
+  async typeBySecretHash(secretHash: string): Promise<SessionType | null> {
+    const rows: { type: SessionType }[] = await this.sessions.query(
+      `SELECT s.type FROM client_secrets c JOIN sessions s ON s.id = c.session_id WHERE c.secret_hash = $1`,
+      [secretHash],
+    );
+    return rows[0]?.type ?? null;
+  }
+
+  /** Stores the language and turn detection a socket's client chose, keeping the rest (model, prompt). */
+  async recordEngineSettings(id: string, settings: EngineSettings): Promise<void> {
+    await this.sessions.query(
+      `UPDATE sessions
+          SET audio = jsonb_set(jsonb_set(audio, '{input,transcription,language}', $2::jsonb),
+                                '{input,turn_detection}', $3::jsonb)
+        WHERE id = $1`,
+      [id, JSON.stringify(settings.language), JSON.stringify(settings.turnDetection)],
+    );
   }
 
   private visible(projectId: string): SelectQueryBuilder<SessionEntity> {

@@ -1,18 +1,19 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppError } from '../../common/errors/app-error';
-import { newId } from '../../common/ids';
+import { Injectable, Logger } from '@nestjs/common';
+import { AppError } from '../../platform/errors/app-error';
+import { newId } from '../../platform/ids';
 import { AppConfig } from '../../config/app-config';
-import type { ApiKeyPrincipal } from '../auth/principal';
-import { ModelCatalog } from '../models/model-catalog';
+import type { ApiKeyPrincipal } from '../auth';
+import { ModelCatalog } from '../models';
 import { SessionResponseDto, SessionListResponseDto, toSessionResponse } from './dto/session.dto';
 import type { ListSessionsQueryDto } from './dto/list-sessions.dto';
-import type { CloseReason } from './entities/session.entity';
+import type { CloseReason, SessionType } from './entities/session.entity';
 import type { OpenedSession } from './opened-session';
 import { SessionAdmissionService } from './session-admission.service';
 import { RequestedSessionConfig, resolveSessionConfig } from './session-config';
 import { decodeCursor, encodeCursor } from './session-cursor';
-import { SESSION_TERMINATOR, SessionTerminator } from './session-terminator';
-import { SessionsRepository } from './sessions.repository';
+import { HeldSessionsRepository } from './held-sessions.repository';
+import { SessionEnds } from './session-ends';
+import { EngineSettings, SessionsRepository } from './sessions.repository';
 
 export interface OpenWithApiKeyOptions {
   /** The id the socket already gave its session machine; a new one is made otherwise. */
@@ -33,7 +34,8 @@ export class SessionsService {
     private readonly admission: SessionAdmissionService,
     private readonly models: ModelCatalog,
     private readonly config: AppConfig,
-    @Inject(SESSION_TERMINATOR) private readonly terminator: SessionTerminator,
+    private readonly held: HeldSessionsRepository,
+    private readonly ends: SessionEnds,
   ) {}
 
   async list(principal: ApiKeyPrincipal, query: ListSessionsQueryDto): Promise<SessionListResponseDto> {
@@ -63,7 +65,7 @@ export class SessionsService {
 
   /**
    * Hides the session from get and list; its usage stays billed and exported. A pending session's
-   * secret is revoked; an active session is ended through the SessionTerminator, after the commit.
+   * secret is revoked; an active session is ended by the holder of its socket (SessionEnds), after the commit.
    */
   async delete(principal: ApiKeyPrincipal, id: string): Promise<void> {
     if (!isSessionId(id)) throw notFound(id);
@@ -71,7 +73,7 @@ export class SessionsService {
     if (!hidden) throw notFound(id);
     if (hidden.status !== 'active') return;
     try {
-      await this.terminator.terminate({ id, projectId: principal.projectId, instanceId: hidden.instanceId });
+      await this.ends.request({ id, projectId: principal.projectId, instanceId: hidden.instanceId });
     } catch (error) {
       // The session is hidden already; a session that is not ended here still ends at its time limit.
       this.logger.error({ err: error, sessionId: id }, 'could not hand the end of a deleted session to its socket');
@@ -81,7 +83,8 @@ export class SessionsService {
   /**
    * For a socket authenticated with an API key (no client secret): resolves the requested
    * configuration and admits the session as `active` under the same credit and concurrency checks
-   * as a secret. Throws AppError: invalid_parameter, insufficient_credit, concurrency_limit_exceeded.
+   * as a secret. A socket passes the id its admission minted. Throws AppError: invalid_parameter,
+   * insufficient_credit, concurrency_limit_exceeded.
    */
   async openWithApiKey(
     principal: ApiKeyPrincipal,
@@ -114,6 +117,21 @@ export class SessionsService {
   /** Records the end of an active session; false when it was not active (already closed, or unknown). */
   markClosed(sessionId: string, reason: CloseReason): Promise<boolean> {
     return this.sessions.markClosed(sessionId, reason);
+  }
+
+  /** See HeldSessionsRepository.heartbeat: the sessions whose sockets the instance must now end. */
+  heartbeat(instanceId: string, sessionIds: readonly string[]): Promise<{ deleted: string[]; keyRevoked: string[] }> {
+    return this.held.heartbeat(instanceId, sessionIds);
+  }
+
+  /** The type of the session a client secret would open, without spending it (null: no such secret). */
+  typeBySecretHash(secretHash: string): Promise<SessionType | null> {
+    return this.sessions.typeBySecretHash(secretHash);
+  }
+
+  /** So that GET /v1/sessions/{id} shows the language and turn detection the socket's client chose. */
+  recordEngineSettings(sessionId: string, settings: EngineSettings): Promise<void> {
+    return this.sessions.recordEngineSettings(sessionId, settings);
   }
 }
 

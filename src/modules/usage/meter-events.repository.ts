@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { poolSizeOf } from '../../database/data-source-options';
-import { StatementBatcher } from '../../database/statement-batcher';
-import { queryArrays } from './pg-pool';
+import { poolSizeOf } from '../../platform/database/data-source-options';
+import { StatementBatcher } from '../../platform/database/statement-batcher';
+import { queryArrays } from '../../platform/database/pg-pool';
 import type { UsageRange } from './usage-range';
 
 /** [id, session_id, frames, recorded_at as text]: arrays, not objects, on the hot path. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ModelCatalog } from '../models/model-catalog';
+import { ModelCatalog } from '../models';
 import { MeterEventsRepository } from './meter-events.repository';
 
 /** The id of a session's seq-th batch: the same batch always gets the same id, on any instance. */

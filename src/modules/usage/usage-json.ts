@@ -5,7 +5,7 @@
  * survives young collections and is promoted, so the old space grew by ~100 MB between full
  * collections. As bytes, a page is one off-heap block, freed as soon as it is written.
  */
-import { microsToUsd } from '../../common/money';
+import { microsToUsd } from '../../platform/money';
 import { METER_EVENT_SCHEMA } from './dto/normalized-meter-event.dto';
 import type { MeterEventRow } from './meter-events.repository';
 import type { ExportSessionRow } from './usage.repository';

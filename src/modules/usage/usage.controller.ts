@@ -1,8 +1,8 @@
 import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiKeyAuth, ApiStandardErrors } from '../../common/openapi/api-standard-errors.decorator';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import { ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
+import { Auth, Authenticated } from '../auth';
+import type { ApiKeyPrincipal } from '../auth';
 import { NormalizedMeterEventDto } from './dto/normalized-meter-event.dto';
 import { UsageExportDto } from './dto/usage-export.dto';
 import { UsageRangeQueryDto, UsageReportQueryDto } from './dto/usage-query.dto';
@@ -13,7 +13,7 @@ const NDJSON = 'application/x-ndjson';
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 @ApiTags('Usage')
-@ApiKeyAuth()
+@Authenticated()
 @ApiStandardErrors()
 @ApiExtraModels(NormalizedMeterEventDto, UsageExportDto)
 @Controller('usage')
@@ -23,7 +23,7 @@ export class UsageController {
   @Get()
   @ApiOperation({ summary: 'Usage by UTC day or by model: sessions, frames, seconds and cost per bucket' })
   @ApiOkResponse({ type: UsageListDto })
-  getUsage(@CurrentPrincipal() principal: ApiKeyPrincipal, @Query() query: UsageReportQueryDto): Promise<UsageListDto> {
+  getUsage(@Auth() principal: ApiKeyPrincipal, @Query() query: UsageReportQueryDto): Promise<UsageListDto> {
     return this.usage.report(principal.projectId, query);
   }
 
@@ -36,10 +36,7 @@ export class UsageController {
     description: 'The export document',
     content: { 'application/json': { schema: { $ref: getSchemaPath(UsageExportDto) } } },
   })
-  async exportUsage(
-    @CurrentPrincipal() principal: ApiKeyPrincipal,
-    @Query() query: UsageRangeQueryDto,
-  ): Promise<StreamableFile> {
+  async exportUsage(@Auth() principal: ApiKeyPrincipal, @Query() query: UsageRangeQueryDto): Promise<StreamableFile> {
     return new StreamableFile(await this.usage.export(principal.projectId, query), { type: JSON_UTF8 });
   }
 
@@ -53,7 +50,7 @@ export class UsageController {
     content: { [NDJSON]: { schema: { $ref: getSchemaPath(NormalizedMeterEventDto) } } },
   })
   async listNormalizedMeterEvents(
-    @CurrentPrincipal() principal: ApiKeyPrincipal,
+    @Auth() principal: ApiKeyPrincipal,
     @Query() query: UsageRangeQueryDto,
   ): Promise<StreamableFile> {
     return new StreamableFile(await this.usage.meterEvents(principal.projectId, query), { type: NDJSON });

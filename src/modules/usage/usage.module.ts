@@ -1,25 +1,18 @@
 import { Module } from '@nestjs/common';
-import { ModelsModule } from '../models/models.module';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MeterEventEntity } from './entities/meter-event.entity';
+import { ModelsModule } from '../models';
 import { MeterEventsRepository } from './meter-events.repository';
 import { MeterService } from './meter.service';
-import { SessionReaperRepository } from './session-reaper.repository';
-import { SessionReaperService } from './session-reaper.service';
 import { UsageController } from './usage.controller';
 import { UsageRepository } from './usage.repository';
 import { UsageService } from './usage.service';
 
-/** Metering (the socket runtime's write path, the reaper of orphaned sessions) and the usage API. */
+/** Metering (the socket runtime's write path) and the usage API. */
 @Module({
-  imports: [ModelsModule],
+  imports: [TypeOrmModule.forFeature([MeterEventEntity]), ModelsModule],
   controllers: [UsageController],
-  providers: [
-    MeterEventsRepository,
-    UsageRepository,
-    SessionReaperRepository,
-    MeterService,
-    UsageService,
-    SessionReaperService,
-  ],
-  exports: [MeterService, SessionReaperService],
+  providers: [MeterEventsRepository, UsageRepository, MeterService, UsageService],
+  exports: [MeterService],
 })
 export class UsageModule {}

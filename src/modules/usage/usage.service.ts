@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { microsToUsd } from '../../common/money';
+import { microsToUsd } from '../../platform/money';
 import type { UsageRangeQueryDto, UsageReportQueryDto } from './dto/usage-query.dto';
 import type { UsageListDto } from './dto/usage-report.dto';
 import { MeterEventKey, MeterEventsRepository } from './meter-events.repository';

@@ -1,7 +1,7 @@
-import type { EngineEvent } from '../../engines/engine.types';
-import type { Effect } from '../session.effects';
-import { SessionMachine } from '../session.machine';
-import type { SessionConfig } from '../session.types';
+import type { EngineEvent } from '../../engines/contract';
+import type { Effect } from '../model/session.effects';
+import { SessionMachine } from '../machine/session.machine';
+import type { SessionConfig } from '../model/session.types';
 
 const CONFIG: SessionConfig = {
   type: 'live',

@@ -4,9 +4,9 @@
  * dropping a speculative answer). Only sessions whose turn detection has `endOfTurn` get turn events;
  * the others behave as before.
  */
-import type { EndOfTurnSettings, EngineEvent } from '../../engines/engine.types';
-import { NO_EFFECTS, type Effect } from '../session.effects';
-import type { TurnEventPhase } from '../session.events';
+import type { EndOfTurnSettings, EngineEvent } from '../../engines/contract';
+import { NO_EFFECTS, type Effect } from '../model/session.effects';
+import type { TurnEventPhase } from '../model/session.events';
 import { TurnTracker, type TurnDecision, type TurnProgress } from './turn-tracker';
 
 type TranscriptEvent = Extract<EngineEvent, { type: 'input_transcript' }>;

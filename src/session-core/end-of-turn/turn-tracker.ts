@@ -12,7 +12,7 @@
  *   thresholds, so an agent always gets its head start.
  * - `update` fires every UPDATE_EVERY_MS of audio while a turn is open.
  */
-import type { EndOfTurnSettings } from '../../engines/engine.types';
+import type { EndOfTurnSettings } from '../../engines/contract';
 import { endOfTurnProbability } from './end-of-turn.model';
 
 export type TurnTrigger = 'model' | 'manual' | 'timeout';

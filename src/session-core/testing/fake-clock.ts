@@ -2,7 +2,7 @@
  * A ClockPort whose time moves only when a test says so. Timers fire in due order, each at its
  * own time, including timers set by other timers inside the advanced window.
  */
-import type { ClockPort, TimerHandle } from '../ports';
+import type { ClockPort, TimerHandle } from '../runtime/ports';
 
 interface FakeTimer {
   readonly id: number;

@@ -8,7 +8,7 @@ import type {
   EngineStream,
   EngineStreamConfig,
   SpeechEngine,
-} from '../../engines/engine.types';
+} from '../../engines/contract';
 import type {
   ActivationResult,
   EventRenderer,
@@ -17,9 +17,9 @@ import type {
   SessionClosing,
   SessionStorePort,
   TransportPort,
-} from '../ports';
-import type { ServerEvent } from '../session.events';
-import type { MeterBatch } from '../session.types';
+} from '../runtime/ports';
+import type { ServerEvent } from '../model/session.events';
+import type { MeterBatch } from '../model/session.types';
 
 export class FakeTransport implements TransportPort {
   readonly frames: (string | Buffer)[] = [];

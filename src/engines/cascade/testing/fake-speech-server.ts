@@ -6,6 +6,7 @@
  * `chunkMs` every `chunkEveryMs` (faster than real time when smaller), so a test can predict the
  * audio of every sentence and catch a request in the middle of its audio.
  */
+import { encodeWav } from '../../../platform/audio/wav';
 import { pause, RecordingServer, type RecordedRequest } from './recording-server';
 
 export interface SpeechPlan {
@@ -47,21 +48,10 @@ export async function startFakeSpeechServer(plan: (request: RecordedRequest) => 
     for (let i = 0; i < samples; i++)
       pcm.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 300 * i) / SPEECH_RATE)), i * 2);
     if (chosen.wav) {
-      const header = Buffer.alloc(44);
-      header.write('RIFF', 0, 'latin1');
-      header.writeUInt32LE(36 + pcm.length, 4);
-      header.write('WAVEfmt ', 8, 'latin1');
-      header.writeUInt32LE(16, 16);
-      header.writeUInt16LE(1, 20);
-      header.writeUInt16LE(1, 22);
-      header.writeUInt32LE(SPEECH_RATE, 24);
-      header.writeUInt32LE(SPEECH_RATE * 2, 28);
-      header.writeUInt16LE(2, 32);
-      header.writeUInt16LE(16, 34);
-      header.write('data', 36, 'latin1');
-      header.writeUInt32LE(pcm.length, 40);
       res.writeHead(200, { 'content-type': 'audio/wav' });
-      res.end(Buffer.concat([header, pcm]));
+      res.end(
+        encodeWav({ sampleRate: SPEECH_RATE, samples: new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1) }),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'audio/pcm' });

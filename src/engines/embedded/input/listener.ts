@@ -6,14 +6,14 @@
  * every pause. Work that touches the recogniser or an item runs on one promise chain, so events
  * keep their order however long a decode takes.
  */
-import { EngineEvent, TurnDetectionConfig } from '../../engine.types';
+import { EngineEvent, TurnDetectionConfig } from '../../contract';
 import { PocketsphinxDecoder } from '../../../../libs/pocketsphinx';
 import { TimedWord } from './partial-stabilizer';
-import { SampleHistory } from './sample-history';
+import { SampleHistory } from '../../listening/sample-history';
 import { SegmentRecognizer } from './segment-recognizer';
-import { SileroVadModel, VAD_FRAME_MS, VadScorer } from './silero-vad';
+import { SileroVadModel, VAD_FRAME_MS, VadScorer } from '../../listening/silero-vad';
 import { TranscriptItem } from './transcript-item';
-import { TurnDetector, TurnSignal } from './turn-detector';
+import { TurnDetector, TurnSignal } from '../../listening/turn-detector';
 
 const SAMPLES_PER_MS = 24;
 /** One VAD frame: partial results can change every 32 ms, and the stability timer needs that resolution. */

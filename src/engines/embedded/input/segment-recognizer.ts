@@ -12,7 +12,7 @@ import {
   PocketsphinxDecoder,
 } from '../../../../libs/pocketsphinx';
 import { PartialStabilizer, TimedWord } from './partial-stabilizer';
-import { SampleHistory } from './sample-history';
+import { SampleHistory } from '../../listening/sample-history';
 
 export interface SegmentRecognizerOptions {
   sampleRate: number;

@@ -13,8 +13,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { resampleClip } from '../audio/resampler';
-import { parseWav } from '../audio/wav';
+import { resampleClip } from '../../../platform/audio/resampler';
+import { parseWav } from '../../../platform/audio/wav';
 import { alignWords, parsePhoneDurations, SpokenWord } from './word-timing';
 
 export interface SynthesizedSpeech {

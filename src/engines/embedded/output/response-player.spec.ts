@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 
-import { EngineEvent } from '../../engine.types';
+import { EngineEvent } from '../../contract';
 import { SynthesizedSpeech } from './flite-synthesizer';
 import { ResponsePlayer, Synthesizer } from './response-player';
 

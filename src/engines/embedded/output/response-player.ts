@@ -6,7 +6,7 @@
  * sent just before the chunk in which the word starts; its startMs/endMs are offsets in the
  * response's audio.
  */
-import { EngineEvent } from '../../engine.types';
+import { EngineEvent } from '../../contract';
 import { SynthesizedSpeech } from './flite-synthesizer';
 import { SpokenWord } from './word-timing';
 

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { resampleClip } from '../audio/resampler';
-import { parseWav, PcmClip } from '../audio/wav';
+import { resampleClip } from '../../../platform/audio/resampler';
+import { parseWav, PcmClip } from '../../../platform/audio/wav';
 import { FliteSynthesizer } from '../output/flite-synthesizer';
 
 export const TESTDATA_DIR = '/usr/share/pocketsphinx/test/data';

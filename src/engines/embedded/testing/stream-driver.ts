@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
-import { EngineEvent, EngineStream, FRAME_MS, FRAME_SAMPLES } from '../../engine.types';
+import { EngineEvent, EngineStream, FRAME_MS, FRAME_SAMPLES } from '../../contract';
 
 export interface TimedEvent {
   /** performance.now() at arrival. */

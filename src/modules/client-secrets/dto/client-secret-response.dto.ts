@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { AudioResponseDto } from '../../sessions/dto/session-audio.dto';
-import { FRAME_BYTES, FRAME_MS, SAMPLE_RATE } from '../../../engines/engine.types';
+import { AudioResponseDto } from '../../sessions';
+import { FRAME_BYTES, FRAME_MS, SAMPLE_RATE } from '../../../engines/contract';
 
 @ApiSchema({ name: 'IngressAudioResponse' })
 export class IngressAudioResponseDto {

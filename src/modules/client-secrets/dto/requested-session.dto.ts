@@ -15,6 +15,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { DEFAULT_END_OF_TURN, DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE } from '../../../session-core';
 import { NullableField, OptionalField } from './request-field.validators';
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
@@ -52,7 +53,7 @@ export class NoiseReductionRequestDto {
 @ApiSchema({ name: 'TranscriptionRequest' })
 export class TranscriptionRequestDto {
   /** `auto` (detect) or a language tag such as `en` or `en-US`. */
-  @ApiPropertyOptional({ default: 'auto' })
+  @ApiPropertyOptional({ default: DEFAULT_LANGUAGE })
   @OptionalField()
   @Matches(/^(auto|[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*)$/)
   @MaxLength(35)
@@ -74,21 +75,21 @@ export class TranscriptionRequestDto {
 @ApiSchema({ name: 'EndOfTurnRequest' })
 export class EndOfTurnRequestDto {
   /** Confidence (0.5..1) at which a turn ends; 1: turns end only on the timeout. */
-  @ApiPropertyOptional({ default: 0.7 })
+  @ApiPropertyOptional({ default: DEFAULT_END_OF_TURN.eotThreshold })
   @OptionalField()
   @Max(1)
   @Min(0.5)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   eot_threshold?: number;
   /** Confidence (0.3..0.9) at which the answer starts being prepared (eager end of turn); null: never. */
-  @ApiProperty({ required: false, nullable: true, default: 0.4 })
+  @ApiProperty({ required: false, nullable: true, default: DEFAULT_END_OF_TURN.eagerEotThreshold })
   @NullableField()
   @Max(0.9)
   @Min(0.3)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   eager_eot_threshold?: number | null;
   /** Silence (500..60000 ms) after which a turn ends whatever the confidence. */
-  @ApiPropertyOptional({ type: 'integer', default: 5000 })
+  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_END_OF_TURN.eotTimeoutMs })
   @OptionalField()
   @Max(60000)
   @Min(500)
@@ -104,21 +105,21 @@ export class TurnDetectionRequestDto {
   @IsIn(['server_vad'])
   type?: 'server_vad';
   /** Speech probability above which audio counts as speech. */
-  @ApiPropertyOptional({ default: 0.5 })
+  @ApiPropertyOptional({ default: DEFAULT_VAD.threshold })
   @OptionalField()
   @Max(1)
   @Min(0)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   threshold?: number;
   /** Audio kept before detected speech, in ms. */
-  @ApiPropertyOptional({ type: 'integer', default: 300 })
+  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_VAD.prefixPaddingMs })
   @OptionalField()
   @Max(5000)
   @Min(0)
   @IsInt()
   prefix_padding_ms?: number;
   /** Silence that ends a turn, in ms, when `end_of_turn` is null. */
-  @ApiPropertyOptional({ type: 'integer', default: 500 })
+  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_VAD.silenceDurationMs })
   @OptionalField()
   @Max(10000)
   @Min(100)
@@ -176,7 +177,7 @@ export class AudioInputRequestDto {
 @ApiSchema({ name: 'AudioOutputRequest' })
 export class AudioOutputRequestDto {
   /** The only voice is `aria`. */
-  @ApiPropertyOptional({ default: 'aria' })
+  @ApiPropertyOptional({ default: VOICE })
   @OptionalField()
   @MaxLength(64)
   @IsString()

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { bigintNumber } from '../../../database/column-transformers';
+import { bigintNumber } from '../../../platform/database/column-transformers';
 import { ProjectEntity } from './project.entity';
 
 /** What an operator changed. */

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import { bigintNumber } from '../../../database/column-transformers';
+import { bigintNumber } from '../../../platform/database/column-transformers';
 
 @Entity('projects')
 export class ProjectEntity {

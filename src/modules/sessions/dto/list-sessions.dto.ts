@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { MAX_UNIX_SECONDS, StrictInt } from '../../../common/validation/strict-int';
+import { MAX_UNIX_SECONDS, StrictInt } from '../../../platform/validation/strict-int';
 import { SESSION_STATUSES, type SessionStatus } from '../entities/session.entity';
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import { bigintNumber } from '../../../database/column-transformers';
+import { bigintNumber } from '../../../platform/database/column-transformers';
 
 export const SESSION_STATUSES = ['pending', 'active', 'closed', 'expired'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { CLOSE_REASONS, SESSION_STATUSES } from '../../sessions/entities/session.entity';
+import { CLOSE_REASONS, SESSION_STATUSES } from '../../sessions';
 
 @ApiSchema({ name: 'UsageExportSessionResponse' })
 export class UsageExportSessionDto {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
-import { MAX_UNIX_SECONDS, StrictInt } from '../../../common/validation/strict-int';
+import { MAX_UNIX_SECONDS, StrictInt } from '../../../platform/validation/strict-int';
 
 export const USAGE_GROUPINGS = ['day', 'model'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];

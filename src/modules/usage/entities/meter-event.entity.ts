@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { bigintNumber } from '../../../database/column-transformers';
+import { bigintNumber } from '../../../platform/database/column-transformers';
 
 /** One batch of metered frames. The id is derived from (session, seq), so a retried write is a no-op. */
 @Entity('meter_events')

@@ -1,0 +1,116 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import type { WebSocket } from 'ws';
+import { AppConfig } from '../../config/app-config';
+import { SessionRegistry, SessionRuntime } from '../../session-core/index';
+import { LifecycleState } from '../../modules/health';
+import { MetricsService } from '../../modules/metrics';
+import { SessionEnds, SessionsService } from '../../modules/sessions';
+import { InstanceIdentity } from './instance-identity';
+import type { SessionPorts } from './session-ports.factory';
+import { SocketKeepAlive } from './socket-keepalive';
+
+const HEARTBEAT_MS = 5000;
+const DRAIN_POLL_MS = 250;
+
+/**
+ * The sessions whose sockets this instance holds, for every dialect: DELETE reaches them here (at
+ * once on this instance, by LISTEN/NOTIFY from another, and by the heartbeat as the fallback), as does a
+ * key's revocation (within a heartbeat), the heartbeat keeps the reaper away, keep-alive pings find dead
+ * peers, and shutdown drains them: no new sockets, live ones get the grace period, then each is closed
+ * and recorded (never left `active`).
+ */
+@Injectable()
+export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('SocketSessions');
+  private readonly registry = new SessionRegistry();
+  private readonly keepAlive: SocketKeepAlive;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private beating: Promise<void> | null = null;
+
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly instance: InstanceIdentity,
+    private readonly lifecycle: LifecycleState,
+    private readonly metrics: MetricsService,
+    private readonly config: AppConfig,
+    private readonly ends: SessionEnds,
+  ) {
+    this.keepAlive = new SocketKeepAlive({
+      pingIntervalMs: config.socketPingIntervalMs,
+      pongTimeoutMs: config.socketPongTimeoutMs,
+    });
+  }
+
+  onModuleInit(): void {
+    // Signals may have been missed while the listening connection was down: then ask the database.
+    this.ends.hold(
+      (id) => this.registry.end(id, { kind: 'deleted' }),
+      () => void this.beat(),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.heartbeatTimer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
+  }
+
+  /** A socket handshake was refused with this error code (for the metrics). */
+  refused(code: string): void {
+    this.metrics.sessions.refusals.inc({ surface: 'handshake', code });
+  }
+
+  get size(): number {
+    return this.registry.size;
+  }
+
+  /** Tracks a connection's runtime until it is done, then settles its row; pings its socket meanwhile. */
+  track(dialect: string, runtime: SessionRuntime, ports: SessionPorts, ws?: WebSocket): void {
+    this.registry.add(runtime);
+    this.metrics.liveSessions.inc({ dialect });
+    if (ws) {
+      this.keepAlive.watch(ws, () => {
+        // The cause first, so the socket's close event that follows cannot record another one.
+        const ended = runtime.end({ kind: 'keepalive_timeout' });
+        ws.terminate();
+        void ended;
+      });
+    }
+    void runtime.done.then(async () => {
+      this.metrics.liveSessions.dec({ dialect });
+      await ports.settle();
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.lifecycle.startDraining();
+    const deadline = Date.now() + this.config.shutdownGraceSeconds * 1000;
+    while (this.registry.size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
+    if (this.registry.size > 0) {
+      this.logger.log(`closing ${this.registry.size} live session(s) for shutdown`);
+      await this.registry.endAll({ kind: 'shutdown' });
+    }
+    this.keepAlive.stop();
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    await this.beating;
+  }
+
+  private async beat(): Promise<void> {
+    if (this.beating) return;
+    this.beating = (async () => {
+      try {
+        const { deleted, keyRevoked } = await this.sessions.heartbeat(this.instance.id, this.registry.ids());
+        await Promise.all([
+          ...deleted.map((id) => this.registry.end(id, { kind: 'deleted' })),
+          ...keyRevoked.map((id) => this.registry.end(id, { kind: 'key_revoked' })),
+        ]);
+      } catch (error) {
+        this.logger.error({ err: error }, 'session heartbeat failed');
+      } finally {
+        this.beating = null;
+      }
+    })();
+    await this.beating;
+  }
+}

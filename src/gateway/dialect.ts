@@ -1,0 +1,66 @@
+/**
+ * The Dialect contract: everything one socket protocol adds to what every socket shares (admission,
+ * ports to the database, keep-alive, drain, DELETE). A new dialect is a folder that exports one of
+ * these, and one line in dialects/index.ts, which drives the gateways, the AsyncAPI document and the
+ * metric labels.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
+import type { SpeechEngine } from '../engines/contract';
+import type { ModelCatalog } from '../modules/models';
+import type { SocketDialectDoc } from '../platform/openapi/socket-dialect-doc';
+import type { SessionConfig, SessionRuntime, SessionRuntimeOptions } from '../session-core';
+import type { ClientFrame } from './connection/client-frames';
+import type { CredentialStyle } from './handshake/socket-credentials';
+
+/**
+ * The label of a dialect's sessions in metrics and logs, and its name in the AsyncAPI document: the
+ * names in dialects/index.ts, which a spec keeps distinct.
+ */
+export type DialectName = string;
+
+/** What a dialect's connection is handed once its socket is open. */
+export interface DialectSocket<Q> {
+  readonly ws: WebSocket;
+  readonly query: Q;
+  /** The configuration fixed at the handshake; null on a socket that configures at its start event. */
+  readonly config: SessionConfig | null;
+  /** A client secret's configuration, which its client may not change; null for an API key. */
+  readonly lock: SessionConfig | null;
+  /** What every connection passes to its SessionRuntime, but for the engine, transport and renderer. */
+  readonly runtime: Omit<SessionRuntimeOptions, 'renderer' | 'engine' | 'transport'>;
+  /** The default engine (which follows a model change), or a model's own. */
+  readonly engines: { readonly default: SpeechEngine; for(model: string): SpeechEngine };
+  readonly models: ModelCatalog;
+}
+
+/** A dialect's connection: it owns the session runtime and is fed the socket's frames and its end. */
+export interface DialectConnection {
+  readonly runtime: SessionRuntime;
+  onMessage(frame: ClientFrame, isBinary: boolean): void;
+  onClose(code: number): void;
+}
+
+export interface Dialect<Q = unknown> {
+  readonly name: DialectName;
+  /** The upgrade's path. */
+  readonly path: string;
+  /** Where a browser client puts its credential, and which subprotocol is echoed. */
+  readonly credentials: CredentialStyle;
+  /**
+   * `transcription`: the socket serves transcription sessions only, configured at the handshake
+   * (`configure`), so everything that can fail before the first frame fails there, and an API key's
+   * session is admitted there too. `any`: the client picks its session at its start event.
+   */
+  readonly serves: 'any' | 'transcription';
+  /** Validates the upgrade's query; throws AppError (`invalid_parameter`, HTTP 400) to refuse. */
+  query(req: IncomingMessage): Q;
+  /** The language the handshake asks for, if any (checked against the model's languages). */
+  language?(query: Q): string | null;
+  /** The session's configuration: what the client asked for over the secret's (null for an API key). */
+  configure?(query: Q, lock: SessionConfig | null): SessionConfig;
+  /** Headers added to the 101 answer, e.g. the session id under the name the protocol's SDKs read. */
+  upgradeHeaders?(sessionId: string): string[];
+  connect(socket: DialectSocket<Q>): DialectConnection;
+  readonly asyncapi: SocketDialectDoc;
+}

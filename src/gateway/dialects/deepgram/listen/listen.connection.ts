@@ -1,0 +1,102 @@
+/**
+ * One `/v1/listen` socket, transport-independent. Deepgram has no start event either: the session
+ * starts on connect with the configuration the query asked for. Audio is resampled to 24 kHz on
+ * the way in; KeepAlive only keeps the stream alive; Finalize commits the utterance (its final
+ * result says from_finalize); CloseStream ends the session (close_requested): the last results,
+ * then Metadata, then close 1000. About 10 s without any frame ends it as expired (detail
+ * idle_timeout) with 1011 NET-0001, as Deepgram does.
+ */
+import type { WebSocket } from 'ws';
+import type { TransportPort } from '../../../../session-core';
+import type { SessionRuntimeOptions } from '../../../../session-core';
+import { SessionRuntime } from '../../../../session-core';
+import type { SessionConfig } from '../../../../session-core';
+import { ListenAudioInput } from '../shared/deepgram-audio';
+import { parseListenFrame, type ListenFrame } from './listen.protocol';
+import type { ListenOptions } from './listen.query';
+import { ListenRenderer } from './listen.render';
+import { startWatchingIdle, type IdleWatch } from '../shared/idle-watch';
+
+export { LISTEN_IDLE_MS } from '../shared/idle-watch';
+
+export interface ListenConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
+  readonly config: SessionConfig;
+  readonly listen: ListenOptions;
+  readonly idleMs?: number;
+}
+
+export class ListenConnection {
+  readonly runtime: SessionRuntime;
+  private readonly audio: ListenAudioInput;
+  private readonly renderer: ListenRenderer;
+  private readonly idle: IdleWatch;
+
+  constructor(options: ListenConnectionOptions) {
+    const { config, listen, idleMs, ...runtimeOptions } = options;
+    this.audio = new ListenAudioInput(listen.sampleRate);
+    this.renderer = new ListenRenderer({
+      requestId: options.sessionId,
+      listen,
+      model: config.model,
+      engineName: options.engine.name,
+      audio: this.audio,
+    });
+    this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
+    this.idle = startWatchingIdle(this.runtime, config, options.clock, idleMs);
+  }
+
+  /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
+  onMessage(frame: ListenFrame, isBinary: boolean): void {
+    this.idle.frame();
+    const message = parseListenFrame(frame, isBinary);
+    switch (message.kind) {
+      case 'audio': {
+        const pcm = this.audio.push(message.bytes);
+        if (pcm.length > 0) this.runtime.handle({ type: 'append', audio: pcm });
+        const utteranceEnd = this.renderer.utteranceEnd(this.audio.receivedMs);
+        if (utteranceEnd !== null) this.runtime.sendDialectFrame(utteranceEnd);
+        return;
+      }
+      case 'keep_alive':
+        return;
+      case 'finalize':
+        return this.runtime.handle({ type: 'commit' });
+      case 'close_stream':
+        return this.runtime.handle({ type: 'close' });
+      case 'invalid':
+        void this.runtime.end({ kind: 'invalid_input' });
+        return;
+    }
+  }
+
+  /** A client's close with 1000 is its end of the stream; anything else is a dropped connection. */
+  onClose(code: number): void {
+    this.idle.stop();
+    if (code === 1000) this.runtime.clientClosed();
+    else this.runtime.transportClosed();
+  }
+}
+
+/** Deepgram's close reasons: clients and their logs match on NET-0001 / DATA-0000. */
+export const CLOSE_REASONS: Readonly<Record<string, string>> = {
+  idle_timeout: 'NET-0001: no audio or text message was received within the 10 s timeout window',
+  invalid_input: 'DATA-0000: the payload could not be decoded as audio or a control message',
+  key_revoked: 'the API key that opened this stream was revoked',
+};
+
+/** The session core's view of a Deepgram socket: a normal close says nothing, as Deepgram's does. */
+export function listenTransport(ws: WebSocket): TransportPort {
+  return {
+    send: (frame) => {
+      if (ws.readyState === ws.OPEN) ws.send(frame);
+    },
+    close: (code, reason) => {
+      // A client that stopped reading would never answer a close handshake.
+      if (reason === 'client_not_reading') return ws.terminate();
+      ws.close(code, code === 1000 ? '' : (CLOSE_REASONS[reason] ?? reason));
+    },
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+  };
+}

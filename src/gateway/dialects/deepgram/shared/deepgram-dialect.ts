@@ -1,0 +1,7 @@
+/** What Deepgram's two sockets share on their handshake: its credentials, and the request id it names the 101 with. */
+export const DEEPGRAM_HANDSHAKE = {
+  credentials: 'listen',
+  serves: 'transcription',
+  // Deepgram names the request on the 101; here it is the session id (GET /v1/sessions/{id}).
+  upgradeHeaders: (sessionId: string) => [`dg-request-id: ${sessionId}`],
+} as const;

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../modules/auth';
+import { ClientSecretsModule } from '../modules/client-secrets';
+import { ModelsModule } from '../modules/models';
+import { SessionsModule } from '../modules/sessions';
+import { UsageModule } from '../modules/usage';
+import { InstanceIdentity } from './connection/instance-identity';
+import { SessionPortsFactory } from './connection/session-ports.factory';
+import { SocketSessions } from './connection/socket-sessions.service';
+import { DIALECTS } from './dialects';
+import { SocketAdmission } from './handshake/socket-admission';
+import { socketGateway, SocketWiring } from './socket-gateway';
+
+/** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
+@Module({
+  imports: [AuthModule, ClientSecretsModule, ModelsModule, SessionsModule, UsageModule],
+  providers: [
+    InstanceIdentity,
+    SocketAdmission,
+    SessionPortsFactory,
+    SocketSessions,
+    SocketWiring,
+    ...DIALECTS.map((dialect) => socketGateway(dialect)),
+  ],
+})
+export class LiveGatewayModule {}

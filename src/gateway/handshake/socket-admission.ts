@@ -1,0 +1,146 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../../platform/errors/app-error';
+import { newId, sha256Hex } from '../../platform/ids';
+import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
+import { TRANSCRIPTION_MODEL, type SessionConfig } from '../../session-core';
+import { AuthService, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
+import { ClientSecretsService } from '../../modules/client-secrets';
+import { LifecycleState } from '../../modules/health';
+import { ModelCatalog } from '../../modules/models';
+import { SessionsService } from '../../modules/sessions';
+import type { Dialect } from '../dialect';
+import type { AdmittedSession } from '../connection/admitted-session';
+import { compatPorts } from '../connection/compat-ports';
+import { InstanceIdentity } from '../connection/instance-identity';
+import { coreConfigOf, requestedOf } from '../connection/session-config.mapping';
+import { SessionPortsFactory, type SessionPorts } from '../connection/session-ports.factory';
+import { extractSocketCredential, type SocketCredentialResult } from './socket-credentials';
+
+export type { AdmittedSession };
+
+export interface Admitted<Q = unknown> {
+  readonly session: AdmittedSession;
+  readonly query: Q;
+  /** See DialectSocket: fixed at the handshake, and the secret's own. */
+  readonly config: SessionConfig | null;
+  readonly lock: SessionConfig | null;
+  readonly ports: SessionPorts;
+}
+
+/**
+ * The one admission of every socket, before the upgrade: the dialect's query, then the same key
+ * checks as REST, plus the client secret, redeemed in one transaction (exactly one socket ever wins
+ * it), capacity, and for a socket configured at the handshake, an API key's own session admission
+ * (credit, concurrency). Every refusal is an AppError, answered as an HTTP status with the
+ * ErrorEnvelope. The order spends a secret only when the socket will serve it. A session id is minted
+ * here, once, for an API key; a secret's session has its own.
+ */
+@Injectable()
+export class SocketAdmission {
+  private readonly admitted = new WeakMap<IncomingMessage, Admitted>();
+
+  constructor(
+    private readonly auth: AuthService,
+    private readonly secrets: ClientSecretsService,
+    private readonly sessions: SessionsService,
+    private readonly lifecycle: LifecycleState,
+    private readonly instance: InstanceIdentity,
+    private readonly models: ModelCatalog,
+    private readonly ports: SessionPortsFactory,
+    @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
+  ) {}
+
+  async admit<Q>(req: IncomingMessage, dialect: Dialect<Q>): Promise<void> {
+    const query = dialect.query(req);
+    const transcriptionOnly = dialect.serves === 'transcription';
+    if (transcriptionOnly) this.models.checkLanguage(TRANSCRIPTION_MODEL, dialect.language?.(query), 'language');
+    const found = extractSocketCredential(req, dialect.credentials);
+    if (transcriptionOnly) await this.refuseLiveSecret(found);
+    const session = await this.authenticate(req, found, transcriptionOnly);
+    const lock =
+      session.kind === 'opened' ? coreConfigOf(session.opened.type, session.opened.model, session.opened.audio) : null;
+    if (!dialect.configure) {
+      this.admitted.set(req, { session, query, config: null, lock, ports: this.ports.create(session, dialect.name) });
+      return;
+    }
+    const config = dialect.configure(query, lock);
+    // An API key's session is admitted now, with the configuration the dialect resolved; it is then the
+    // same case as a redeemed secret: a session active since the handshake.
+    const opened =
+      session.kind === 'opened'
+        ? session
+        : {
+            kind: 'opened' as const,
+            sessionId: session.sessionId,
+            opened: await this.sessions.openWithApiKey(session.principal, requestedOf(config), {
+              sessionId: session.sessionId,
+              instanceId: this.instance.id,
+            }),
+          };
+    const ports = compatPorts(this.ports.create(opened, dialect.name), lock ?? config, this.sessions);
+    this.admitted.set(req, { session: opened, query, config, lock, ports });
+  }
+
+  /** What admit() decided for this upgrade, handed to the connection once. */
+  take<Q>(req: IncomingMessage): Admitted<Q> {
+    const admitted = this.peek<Q>(req);
+    if (admitted === undefined) throw new Error('socket connected without an admission');
+    this.admitted.delete(req);
+    return admitted;
+  }
+
+  peek<Q>(req: IncomingMessage): Admitted<Q> | undefined {
+    return this.admitted.get(req) as Admitted<Q> | undefined;
+  }
+
+  private async authenticate(
+    req: IncomingMessage,
+    found: SocketCredentialResult,
+    transcriptionOnly: boolean,
+  ): Promise<AdmittedSession> {
+    this.lifecycle.assertAcceptingSessions();
+    if (queryCarriesApiKey(req.url)) {
+      throw new AppError(
+        'api_key_in_query',
+        'API keys are never accepted in a URL; send the key in a header or use a client secret',
+      );
+    }
+    if (found.kind === 'none') {
+      throw new AppError(
+        'missing_api_key',
+        'Send an API key in the Authorization header, or a client secret as ?token=',
+      );
+    }
+    if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
+    // Before redemption, so a full instance never burns a secret. A live socket picks its model later.
+    const verdict = this.capacity.check(transcriptionOnly ? TRANSCRIPTION_MODEL : undefined);
+    if (!verdict.available) {
+      throw new AppError('capacity_exhausted', 'No speech engine capacity on this instance', {
+        retryAfterMs: verdict.retryAfterMs,
+      });
+    }
+    const value = found.credential.value;
+    if (isClientSecret(value)) {
+      const opened = await this.secrets.redeem(value, { instanceId: this.instance.id });
+      return { kind: 'opened', sessionId: opened.id, opened };
+    }
+    return {
+      kind: 'deferred',
+      sessionId: newId('sess'),
+      principal: await this.auth.verifyApiKey(value, { headers: req.headers }),
+    };
+  }
+
+  /** A secret for a live session is refused by a transcription socket before it is spent. */
+  private async refuseLiveSecret(found: SocketCredentialResult): Promise<void> {
+    if (found.kind !== 'found' || !isClientSecret(found.credential.value)) return;
+    if ((await this.sessions.typeBySecretHash(sha256Hex(found.credential.value))) === 'live') {
+      throw new AppError(
+        'invalid_parameter',
+        'This client secret opens a live session; this socket serves transcription sessions. Use a secret from POST /v1/realtime/client_secrets (or session.type "transcription"), or open it at session.live_url.',
+        { param: 'token' },
+      );
+    }
+  }
+}

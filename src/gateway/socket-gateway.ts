@@ -1,0 +1,90 @@
+import { Inject, Injectable, Logger, type Type } from '@nestjs/common';
+import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { AppConfig } from '../config/app-config';
+import { SPEECH_ENGINE, type SpeechEngine } from '../engines/contract';
+import { ENGINE_REGISTRY, type EngineRegistry } from '../engines/registry/engine-registry';
+import { FailedAuthThrottle } from '../modules/auth';
+import { ModelCatalog } from '../modules/models';
+import type { Dialect } from './dialect';
+import { MAX_SOCKET_MESSAGE_BYTES } from './connection/socket-limits';
+import { SocketSessions } from './connection/socket-sessions.service';
+import { guardHandshake } from './handshake/handshake';
+import { SocketAdmission } from './handshake/socket-admission';
+
+/** The wiring every dialect's gateway shares: the handshake's admission, then the connection's life. */
+@Injectable()
+export class SocketWiring {
+  constructor(
+    private readonly admission: SocketAdmission,
+    private readonly sessions: SocketSessions,
+    private readonly config: AppConfig,
+    private readonly throttle: FailedAuthThrottle,
+    private readonly models: ModelCatalog,
+    @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
+    @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
+  ) {}
+
+  init(dialect: Dialect, server: WebSocketServer): void {
+    guardHandshake(
+      server,
+      dialect,
+      (req) => this.admission.admit(req, dialect),
+      this.throttle,
+      (code) => this.sessions.refused(code),
+    );
+    const { upgradeHeaders } = dialect;
+    if (upgradeHeaders) {
+      server.on('headers', (headers: string[], req: IncomingMessage) => {
+        const admitted = this.admission.peek(req);
+        if (admitted !== undefined) headers.push(...upgradeHeaders(admitted.session.sessionId));
+      });
+    }
+  }
+
+  connect(dialect: Dialect, logger: Logger, ws: WebSocket, req: IncomingMessage): void {
+    const admitted = this.admission.take(req);
+    const { store, meter } = admitted.ports;
+    const connection = dialect.connect({
+      ws,
+      query: admitted.query,
+      config: admitted.config,
+      lock: admitted.lock,
+      runtime: {
+        sessionId: admitted.session.sessionId,
+        store,
+        meter,
+        logger: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
+        limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
+      },
+      engines: { default: this.engine, for: (model) => this.engines.engineFor(model) },
+      models: this.models,
+    });
+    this.sessions.track(dialect.name, connection.runtime, admitted.ports, ws);
+    ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
+    ws.on('close', (code) => connection.onClose(code));
+  }
+}
+
+/** A Nest gateway for one dialect: its path, and the shared wiring. */
+export function socketGateway(dialect: Dialect): Type<unknown> {
+  const name = `${dialect.name[0].toUpperCase()}${dialect.name.slice(1)}Gateway`;
+
+  @WebSocketGateway({ path: dialect.path, maxPayload: MAX_SOCKET_MESSAGE_BYTES })
+  class DialectGateway implements OnGatewayInit, OnGatewayConnection {
+    private readonly logger = new Logger(name);
+
+    constructor(private readonly wiring: SocketWiring) {}
+
+    afterInit(server: WebSocketServer): void {
+      this.wiring.init(dialect, server);
+    }
+
+    handleConnection(ws: WebSocket, req: IncomingMessage): void {
+      this.wiring.connect(dialect, this.logger, ws, req);
+    }
+  }
+  Object.defineProperty(DialectGateway, 'name', { value: name });
+  return DialectGateway;
+}

@@ -1,0 +1,2 @@
+/** The module's entry for the rest of the service: other modules, the gateway and the app import only this. */
+export { AdminModule } from './admin.module';

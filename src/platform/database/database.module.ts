@@ -1,0 +1,75 @@
+import { DynamicModule, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from './data-source-options';
+import { EmbeddedPostgres } from './embedded-postgres';
+import { runMigrationsOnce } from './migration-lock';
+
+/** Where the database is: DATABASE_URL, or an embedded PostgreSQL started in DATA_DIR. */
+export class DatabaseLocation {
+  constructor(
+    readonly url: string,
+    readonly embedded: EmbeddedPostgres | null,
+  ) {}
+}
+
+/** pglite-socket serialises every connection onto one backend: a bigger pool buys nothing. */
+const EMBEDDED_POOL_SIZE = 4;
+
+@Module({})
+export class DatabaseModule implements OnApplicationShutdown {
+  private static readonly logger = new Logger('Database');
+
+  constructor(
+    private readonly location: DatabaseLocation,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /** `poolSize`: the pool for an external database (the embedded one has its own). */
+  static forRoot(location: DatabaseLocation, poolSize: number): DynamicModule {
+    const locationProvider = { provide: DatabaseLocation, useValue: location };
+    return {
+      module: DatabaseModule,
+      global: true,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          extraProviders: [locationProvider],
+          inject: [DatabaseLocation],
+          useFactory: (loc: DatabaseLocation) => ({
+            ...dataSourceOptions(loc.url, loc.embedded ? EMBEDDED_POOL_SIZE : poolSize),
+            autoLoadEntities: true,
+          }),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            // Pending migrations run at start (each in its own transaction) under the migration lock.
+            await runMigrationsOnce(dataSource, location.embedded ? null : location.url);
+            return dataSource;
+          },
+        }),
+      ],
+      providers: [locationProvider],
+      exports: [locationProvider],
+    };
+  }
+
+  static async locate(config: { databaseUrl: string | null; dataDir: string }): Promise<DatabaseLocation> {
+    if (config.databaseUrl) return new DatabaseLocation(config.databaseUrl, null);
+    const started = Date.now();
+    const log = DatabaseModule.logger;
+    const embedded = await EmbeddedPostgres.start({
+      dataDir: join(config.dataDir, 'postgres'),
+      logger: (level, message) =>
+        level === 'debug' ? log.debug(message) : log[level === 'info' ? 'log' : level](message),
+    });
+    DatabaseModule.logger.log(`embedded PostgreSQL ready in ${Date.now() - started} ms (${config.dataDir})`);
+    return new DatabaseLocation(embedded.url, embedded);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.location.embedded) return;
+    // The data source must let go of its connections before the embedded server stops.
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.location.embedded.stop();
+  }
+}

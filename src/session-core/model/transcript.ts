@@ -1,0 +1,22 @@
+/**
+ * The one transcript shape and word type. Engines report transcripts in this shape (their contract
+ * spells it out, since engines may not import the session core), the session passes them on as
+ * events and effects, and each dialect renders them in its own words.
+ */
+import type { EngineWord } from '../../engines/contract';
+
+/** A recognised word: integer ms on the input-audio timeline, confidence 0..1. */
+export type TranscriptWord = EngineWord;
+
+/** A piece of one item's transcript. */
+export interface TranscriptDelta {
+  readonly itemId: string;
+  /** Text added since the previous delta of this item (may be empty on the final one). */
+  readonly delta: string;
+  /** Integer ms, endMs >= startMs; the timeline depends on who reports it (see each use). */
+  readonly startMs: number;
+  readonly endMs: number;
+  /** true once the item's transcript is final; `transcript` is then the whole text. */
+  readonly done: boolean;
+  readonly transcript?: string;
+}

@@ -1,0 +1,350 @@
+/**
+ * The thin I/O driver of one session: owns the machine, the engine stream, the output pacer and
+ * the timers, and carries out the machine's effects through the ports. Dialects call the input
+ * methods; the gateway reports the socket's end and asks for server-side ends (DELETE, shutdown).
+ *
+ * Ordering rules that matter:
+ * - Effects run in order. A machine call made while effects are running (an engine event
+ *   delivered synchronously from pushAudio, say) has its effects run right after.
+ * - Client events that arrive while a start is in flight are held and replayed after it, so a
+ *   client that streams without waiting for `session.started` loses nothing.
+ * - Meter batches are written one at a time, in seq order, and all of them before the session
+ *   is recorded closed; `closed` goes out only after that record.
+ */
+import { EngineCapacityError, type EngineEvent, type EngineStream } from '../../engines/contract';
+import type { CloseCause } from '../model/close-causes';
+import type { OutputPacer } from './output-pacer';
+import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';
+import { MeterWriter } from './meter-writer';
+import { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions } from './runtime-options';
+import { RuntimeCallQueue, engineConfigOf, errorText, outputPacerFor, timeLimit } from './runtime-support';
+import { dispatchCommand, type SessionCommand } from '../model/session.commands';
+import type { Effect } from '../model/session.effects';
+import type { ServerEvent } from '../model/session.events';
+import { SessionMachine, type SessionPhase, type StartFailure } from '../machine/session.machine';
+import { DEFAULT_SESSION_LIMITS, type SessionConfig, type SessionLimits } from '../model/session.types';
+
+export type { SessionRuntimeOptions } from './runtime-options';
+
+const silentLogger: LoggerPort = { warn: () => undefined, error: () => undefined };
+const NO_OUTPUT = { framesSent: 0, framesDropped: 0, warnings: 0 };
+
+export class SessionRuntime {
+  readonly sessionId: string;
+  /** Resolves once the session has ended and, if it started, was recorded closed. */
+  readonly done: Promise<void>;
+  private readonly machine: SessionMachine;
+  private readonly clock: ClockPort;
+  private readonly log: LoggerPort;
+  private readonly limits: SessionLimits;
+  private readonly tuning: RuntimeTuning;
+  private readonly calls = new RuntimeCallQueue(
+    (effect) => this.execute(effect),
+    (effect, error) => this.log.error(`session ${this.sessionId}: effect ${effect.kind} failed: ${errorText(error)}`),
+  );
+  private stream: EngineStream | null = null;
+  private streamBroken = false;
+  private pacer: OutputPacer | null = null;
+  private expiryTimer: TimerHandle | null = null;
+  private held: SessionCommand[] | null = null;
+  private transportOpen = true;
+  private overflowed = false;
+  private readonly meters: MeterWriter;
+  private engineClosed: Promise<void> = Promise.resolve();
+  private markDone: () => void = () => undefined;
+
+  constructor(private readonly options: SessionRuntimeOptions) {
+    this.sessionId = options.sessionId;
+    this.clock = options.clock ?? systemClock;
+    this.log = options.logger ?? silentLogger;
+    this.limits = { ...DEFAULT_SESSION_LIMITS, ...options.limits };
+    this.tuning = { ...DEFAULT_RUNTIME_TUNING, ...options.tuning };
+    this.machine = new SessionMachine(options.sessionId, this.limits);
+    this.meters = new MeterWriter(
+      options.sessionId,
+      options.meter,
+      this.clock,
+      this.log,
+      this.tuning.meterRetryDelaysMs,
+    );
+    this.done = new Promise((resolve) => (this.markDone = resolve));
+  }
+
+  get phase(): SessionPhase {
+    return this.machine.phase;
+  }
+
+  /** A client event, parsed by the dialect. Held while a start is in flight, then replayed in order. */
+  handle(command: SessionCommand): void {
+    if (this.held !== null && this.held.length < this.tuning.maxHeldEvents) {
+      this.held.push(command);
+      return;
+    }
+    this.run(dispatchCommand(this.machine, command, this.clock.now()));
+  }
+
+  /** The socket is gone: recorded `connection_lost` unless the session was already ending. */
+  transportClosed(): void {
+    if (!this.transportOpen) return;
+    this.transportOpen = false;
+    this.run(this.machine.close({ kind: 'transport_lost' }));
+  }
+
+  /**
+   * A frame the dialect made itself (Realtime `session.created`, Deepgram `UtteranceEnd`): sent after
+   * the effects in flight, in order with the session's own events; dropped once the socket closed.
+   */
+  sendDialectFrame(frame: string | Buffer): void {
+    this.run([{ kind: 'dialect_frame', frame }]);
+  }
+
+  /**
+   * The client closed the socket cleanly (1000): for the Realtime and Deepgram dialects that is the
+   * end it asked for (`close_requested`), taken in order after the commands still held.
+   */
+  clientClosed(): void {
+    if (!this.transportOpen) return;
+    this.transportOpen = false;
+    this.handle({ type: 'close' });
+  }
+
+  /** Server-side end (DELETE → `deleted`, SIGTERM → `shutdown`); resolves once recorded. */
+  end(cause: CloseCause): Promise<void> {
+    this.run(this.machine.close(cause));
+    return this.done;
+  }
+
+  private readonly onEngineEvent = (event: EngineEvent): void => {
+    this.run(this.machine.engineEvent(event));
+    if (event.type === 'error' && event.fatal) this.streamLost({ kind: 'engine_unavailable', message: event.message });
+  };
+
+  private run(effects: readonly Effect[]): void {
+    this.calls.run(effects);
+    if (this.machine.phase === 'closed' && !this.calls.busy) this.markDone();
+  }
+
+  private execute(effect: Effect): void {
+    switch (effect.kind) {
+      case 'emit':
+        return this.send(effect.event);
+      case 'open_session':
+        return void this.openSession(effect.config);
+      case 'schedule_expiry':
+        return this.scheduleExpiry(effect.atMs);
+      case 'engine_push':
+        return this.withStream((stream) => stream.pushAudio(effect.frame));
+      case 'engine_commit':
+        return this.withStream((stream) => stream.commit());
+      case 'engine_clear':
+        return this.withStream((stream) => stream.clear());
+      case 'engine_interrupt':
+        return this.withStream((stream) => stream.interrupt());
+      case 'engine_prepare':
+        return this.withStream((stream) => stream.prepareResponse?.(effect.transcript));
+      case 'engine_discard_prepared':
+        return this.withStream((stream) => stream.discardPreparedResponse?.());
+      case 'engine_close':
+        this.engineClosed = this.closeStream();
+        return;
+      case 'meter':
+        return this.meters.write(effect.batch);
+      case 'output_audio':
+        return this.pacer?.pushAudio(effect.itemId, effect.pcm);
+      case 'output_transcript':
+        return this.pacer?.pushTranscript(effect);
+      case 'output_end':
+        return this.pacer?.endItem(effect.itemId);
+      case 'output_flush':
+        return this.pacer?.flush();
+      case 'output_hold':
+        return this.pacer?.hold();
+      case 'output_release':
+        return this.pacer?.release();
+      case 'finalize':
+        return void this.finalize(effect);
+      case 'transport_close':
+        return this.closeTransport(effect.code, effect.reason);
+      case 'reopen_engine':
+        return void this.reopenEngine(effect.config);
+      case 'dialect_frame':
+        return this.sendFrame(effect.frame);
+    }
+  }
+
+  private send(event: ServerEvent): void {
+    if (!this.transportOpen) return;
+    const rendered = this.options.renderer.render(event);
+    if (rendered === null) return;
+    if (typeof rendered === 'string' || Buffer.isBuffer(rendered)) return this.sendFrame(rendered);
+    for (const frame of rendered) this.sendFrame(frame);
+  }
+
+  private sendFrame(frame: string | Buffer): void {
+    if (!this.transportOpen) return;
+    const { transport } = this.options;
+    try {
+      transport.send(frame);
+    } catch (error) {
+      this.log.warn(`session ${this.sessionId}: send failed: ${errorText(error)}`);
+      return this.transportClosed();
+    }
+    if (!this.overflowed && transport.bufferedAmount > this.tuning.hardBacklogBytes) {
+      this.overflowed = true;
+      this.run(this.machine.close({ kind: 'client_not_reading' }));
+    }
+  }
+
+  private openSession(config: SessionConfig): Promise<void> {
+    return this.holdingCommands(async () => {
+      try {
+        return await this.activate(config);
+      } catch (error) {
+        this.log.error(`session ${this.sessionId}: start failed: ${errorText(error)}`);
+        return this.machine.startFailed({ code: 'internal_error', message: 'the session could not be started' });
+      }
+    });
+  }
+
+  /** Commands that arrive while `work` runs are held, and handled after its effects. */
+  private async holdingCommands(work: () => Promise<readonly Effect[]>): Promise<void> {
+    this.held = [];
+    this.run(await work());
+    const held = this.held;
+    this.held = null;
+    for (const command of held) this.handle(command);
+  }
+
+  private async activate(config: SessionConfig): Promise<readonly Effect[]> {
+    let stream: EngineStream;
+    try {
+      stream = await this.options.engine.open(engineConfigOf(this.sessionId, config), this.onEngineEvent);
+    } catch (error) {
+      if (error instanceof EngineCapacityError) {
+        return this.machine.startFailed({
+          code: 'capacity_exhausted',
+          message: 'no speech engine capacity; retry later',
+        });
+      }
+      this.log.error(`session ${this.sessionId}: engine open failed: ${errorText(error)}`);
+      return this.machine.startFailed({ code: 'internal_error', message: 'the speech engine could not be opened' });
+    }
+    const startedAtMs = this.clock.now();
+    const expiresAtMs = startedAtMs + this.limits.maxSessionMs;
+    let refusal: StartFailure | null = null;
+    try {
+      const result = await this.options.store.activate(this.sessionId, { config, startedAtMs, expiresAtMs });
+      if (!result.ok) refusal = result;
+    } catch (error) {
+      this.log.error(`session ${this.sessionId}: activation failed: ${errorText(error)}`);
+      refusal = { code: 'internal_error', message: 'the session could not be started' };
+    }
+    if (refusal !== null) {
+      await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock).catch(() => undefined);
+      return this.machine.startFailed(refusal);
+    }
+    this.stream = stream;
+    this.pacer = outputPacerFor(this.tuning, {
+      clock: this.clock,
+      originMs: startedAtMs,
+      emit: (event) => this.send(event),
+      drained: (itemId) => this.run(this.machine.outputDrained(itemId)),
+      backlog: () => this.options.transport.bufferedAmount,
+    });
+    return this.machine.startSucceeded(startedAtMs);
+  }
+
+  /** Commands that arrive meanwhile are held, as during a start, so appends reach the new stream. */
+  private reopenEngine(config: SessionConfig): Promise<void> {
+    return this.holdingCommands(async () => {
+      const old = this.stream;
+      this.stream = null; // a close meanwhile must not close it twice
+      try {
+        if (old !== null) await timeLimit(old.close(), this.tuning.engineCloseTimeoutMs, this.clock);
+        const stream = await this.options.engine.open(engineConfigOf(this.sessionId, config), this.onEngineEvent);
+        if (this.machine.phase === 'started') {
+          this.stream = stream;
+          await this.options.store.reconfigure?.(this.sessionId, config).catch((error: unknown) => {
+            this.log.warn(`session ${this.sessionId}: recording the new configuration failed: ${errorText(error)}`);
+          });
+          return this.machine.engineReopened();
+        }
+        // The session ended while the stream opened: nothing will be heard on it.
+        await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock).catch(() => undefined);
+      } catch (error) {
+        this.log.error(`session ${this.sessionId}: reopening the engine failed: ${errorText(error)}`);
+        this.streamLost({ kind: 'engine_failed', message: errorText(error) });
+      }
+      return [];
+    });
+  }
+
+  private scheduleExpiry(atMs: number): void {
+    this.expiryTimer = this.clock.setTimer(() => {
+      this.expiryTimer = null;
+      const effects = this.machine.tick(this.clock.now());
+      // A timer may fire a hair early against the wall clock: try again at the deadline.
+      if (effects.length === 0 && this.machine.phase === 'started') this.scheduleExpiry(atMs);
+      else this.run(effects);
+    }, atMs - this.clock.now());
+  }
+
+  /** Calls the engine stream while it is usable; a call that throws ends the session. */
+  private withStream(call: (stream: EngineStream) => void): void {
+    if (this.stream === null || this.streamBroken) return;
+    try {
+      call(this.stream);
+    } catch (error) {
+      this.engineFailed(error);
+    }
+  }
+
+  private engineFailed(error: unknown): void {
+    const message = errorText(error);
+    this.log.error(`session ${this.sessionId}: engine stream failed: ${message}`);
+    this.streamLost({ kind: 'engine_failed', message });
+  }
+
+  /** The engine stream is unusable (a call threw, or it reported a fatal error): the session ends. */
+  private streamLost(cause: CloseCause): void {
+    if (this.streamBroken) return;
+    this.streamBroken = true;
+    this.run(this.machine.close(cause));
+  }
+
+  private async closeStream(): Promise<void> {
+    const stream = this.stream;
+    if (stream === null) return;
+    try {
+      await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock);
+    } catch (error) {
+      this.log.warn(`session ${this.sessionId}: engine close: ${errorText(error)}`);
+    }
+    this.stream = null;
+  }
+
+  private async finalize(closing: Extract<Effect, { kind: 'finalize' }>): Promise<void> {
+    this.pacer?.stop();
+    if (this.expiryTimer !== null) this.clock.clearTimer(this.expiryTimer);
+    this.expiryTimer = null;
+    await this.engineClosed;
+    await this.meters.settled();
+    const { reason, detail, usage } = closing;
+    try {
+      await this.options.store.close(this.sessionId, { reason, detail, usage, endedAtMs: this.clock.now() });
+    } catch (error) {
+      this.log.error(`session ${this.sessionId}: recording the close failed: ${errorText(error)}`);
+    }
+    this.run(this.machine.finalized(this.clock.now(), this.pacer?.stats ?? NO_OUTPUT));
+  }
+
+  private closeTransport(code: number, reason: string): void {
+    if (!this.transportOpen) return;
+    this.transportOpen = false;
+    try {
+      this.options.transport.close(code, reason);
+    } catch (error) {
+      this.log.warn(`session ${this.sessionId}: transport close: ${errorText(error)}`);
+    }
+  }
+}
