@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../platform/errors/app-error';
-import { newId, sha256Hex } from '../../platform/ids';
+import { sha256Hex } from '../../platform/ids';
 import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
 import { TRANSCRIPTION_MODEL, type SessionConfig } from '../../session-core';
 import { AuthService, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
 import { ClientSecretsService } from '../../modules/client-secrets';
 import { LifecycleState } from '../../modules/health';
 import { ModelCatalog } from '../../modules/models';
-import { SessionsService } from '../../modules/sessions';
+import { newSessionId, SessionsService } from '../../modules/sessions';
 import type { Dialect } from '../dialect';
 import type { AdmittedSession } from '../connection/admitted-session';
 import { compatPorts } from '../connection/compat-ports';
@@ -127,7 +127,7 @@ export class SocketAdmission {
     }
     return {
       kind: 'deferred',
-      sessionId: newId('sess'),
+      sessionId: newSessionId(),
       principal: await this.auth.verifyApiKey(value, { headers: req.headers }),
     };
   }

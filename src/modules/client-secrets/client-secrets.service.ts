@@ -9,10 +9,13 @@ import { LifecycleState } from '../health';
 import type { PresentedApiKey } from '../auth';
 import { ModelCatalog } from '../models';
 import { CLIENT_SECRET_TTL } from '../projects';
-import { toSessionAudioResponse } from '../sessions';
-import type { OpenedSession } from '../sessions';
-import { SessionAdmissionService } from '../sessions';
-import { resolveSessionConfig } from '../sessions';
+import {
+  newSessionId,
+  resolveSessionConfig,
+  SessionAdmissionService,
+  toSessionAudioResponse,
+  type OpenedSession,
+} from '../sessions';
 import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
 import { ClientSecretsRepository } from './client-secrets.repository';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
@@ -75,7 +78,7 @@ export class ClientSecretsService {
     }
     const value = newClientSecret();
     const session = {
-      id: newId('sess'),
+      id: newSessionId(),
       type: resolved.type,
       model: resolved.model,
       pool: this.config.pool,

@@ -8,3 +8,4 @@ export { SessionEnds } from './session-ends';
 export { type EngineSettings } from './sessions.repository';
 export { SessionsModule } from './sessions.module';
 export { SessionsService } from './sessions.service';
+export { newSessionId } from './session-id';

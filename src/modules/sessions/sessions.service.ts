@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../platform/errors/app-error';
-import { newId } from '../../platform/ids';
+import { newSessionId } from './session-id';
 import { AppConfig } from '../../config/app-config';
 import type { ApiKeyPrincipal } from '../auth';
 import { ModelCatalog } from '../models';
@@ -93,7 +93,7 @@ export class SessionsService {
   ): Promise<OpenedSession> {
     const resolved = resolveSessionConfig(requested, this.models);
     const session = {
-      id: options.sessionId ?? newId('sess'),
+      id: options.sessionId ?? newSessionId(),
       type: resolved.type,
       model: resolved.model,
       pool: this.config.pool,
