@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { CONNECTION_LIMITS } from '../../../platform/database/data-source-options';
 import type { SessionEndSignals } from './session-end-signals';
 
 /** The channel every instance listens on; the payload is a session id. */
@@ -35,7 +36,11 @@ export class PgSessionEndSignals implements SessionEndSignals {
 
   /** Opens the listening connection; resolves once LISTEN is in place. */
   async start(): Promise<void> {
-    const client = new Client({ connectionString: this.url, application_name: 'continuum-signals' });
+    const client = new Client({
+      connectionString: this.url,
+      application_name: 'continuum-signals',
+      ...CONNECTION_LIMITS,
+    });
     client.on('notification', (message) => {
       if (message.channel !== SESSION_END_CHANNEL || !message.payload) return;
       if (SESSION_ID.test(message.payload)) for (const listener of this.listeners) listener(message.payload);
@@ -99,7 +104,8 @@ export class PgSessionEndSignals implements SessionEndSignals {
   private lost(client: Client, error: Error): void {
     if (this.closed || this.client !== client) return;
     this.client = null;
-    this.logger.error({ err: error }, 'session signal connection lost; reconnecting');
+    // A warning: the usual cause is a database outage, which the availability reports itself.
+    this.logger.warn(`session signal connection lost (${error.message}); reconnecting`);
     client.end().catch(() => undefined);
     this.reconnect();
   }
