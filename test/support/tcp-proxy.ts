@@ -17,13 +17,13 @@ export class TcpProxy {
   ) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    let proxy: TcpProxy | undefined;
-    const server = createServer((client) => proxy!.accept(client, target));
+    const holder: { proxy?: TcpProxy } = {};
+    const server = createServer((client) => holder.proxy!.accept(client, target));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    proxy = new TcpProxy(server, address.port);
-    return proxy;
+    holder.proxy = new TcpProxy(server, address.port);
+    return holder.proxy;
   }
 
   /** `url` with its host and port replaced by the proxy's. */

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { isDatabaseConnectionError } from '../../platform/database/database-availability';
 import { AppError } from '../../platform/errors/app-error';
 import type { ActivationResult, MeterPort, SessionStorePort } from '../../session-core';
 import { SessionsService } from '../../modules/sessions';
@@ -78,6 +79,9 @@ export class SessionPortsFactory {
           opening(activation);
           return { ok: true };
         } catch (error) {
+          if (isDatabaseConnectionError(error, true)) {
+            return { ok: false, code: 'database_unavailable', message: 'The database is unavailable; retry shortly' };
+          }
           if (!(error instanceof AppError)) throw error;
           return { ok: false, code: error.code, message: error.message, param: error.param };
         }
