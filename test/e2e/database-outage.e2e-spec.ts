@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { PendingUsageWriter } from '../../src/gateway/connection/pending-usage.writer';
 import { sleep, tone } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
+import { pgBouncerInstalled, startPgBouncer } from '../support/pgbouncer';
 import { TcpProxy, type ProxyMode } from '../support/tcp-proxy';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -17,6 +18,7 @@ import { startTestApp, TestApp } from '../support/test-app';
  */
 const runs = databaseTargets().includes('postgres');
 const describeOutage = runs ? describe : describe.skip;
+const describePgBouncer = runs && pgBouncerInstalled() ? describe : describe.skip;
 const LENGTHS = (process.env.OUTAGE_SECONDS ?? '15,60').split(',').map(Number);
 const KINDS: readonly ProxyMode[] = ['refuse', 'blackhole'];
 const SESSIONS = 10;
@@ -40,44 +42,98 @@ interface Probe {
   retry?: number | null;
 }
 
-describeOutage('a database outage under live sessions', () => {
-  let db: TestDatabase;
-  let proxy: TcpProxy;
-  let t: TestApp;
-  let pg: Client;
-  let apiKey: string;
-  let wsUrl: string;
-  const report: unknown[] = [];
+interface Stage {
+  apps: TestApp[];
+  proxy: TcpProxy;
+  pg: Client;
+  apiKey: string;
+  report: unknown[];
+}
 
+/** Starts `replicas` instances on a fresh database reached through a TCP proxy (and PgBouncer, if given). */
+function stageFor(
+  replicas: number,
+  via?: (proxyUrl: string) => Promise<{ url: string; stop(): Promise<void> }>,
+): () => Stage {
+  const stage = { report: [] as unknown[] } as Stage;
+  let db: TestDatabase;
+  let bouncer: { url: string; stop(): Promise<void> } | undefined;
   beforeAll(async () => {
     db = await createTestDatabase('postgres');
-    proxy = await TcpProxy.start({ host: new URL(db.url).hostname, port: Number(new URL(db.url).port || 5432) });
-    t = await startTestApp('postgres', {
-      databaseUrl: proxy.urlFor(db.url),
-      env: {
-        CONCURRENT_SESSIONS_LIMIT: '100',
-        ENGINE_MAX_STREAMS: '64',
-        // The reaper runs, and must not take the live sessions for orphans after a long outage.
-        SESSION_REAPER_INTERVAL_SECONDS: '1',
-        SESSION_HEARTBEAT_TIMEOUT_SECONDS: '11',
-      },
-    });
-    ({ apiKey } = await t.newProject());
-    wsUrl = `${t.baseUrl.replace('http', 'ws')}/v1/live/sessions`;
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
-  }, 60_000);
+    const target = new URL(db.url);
+    stage.proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    let url = stage.proxy.urlFor(db.url);
+    if (via) {
+      bouncer = await via(url);
+      url = bouncer.url;
+    }
+    stage.apps = [];
+    for (let i = 0; i < replicas; i++) {
+      stage.apps.push(
+        await startTestApp('postgres', {
+          databaseUrl: url,
+          env: {
+            CONCURRENT_SESSIONS_LIMIT: '100',
+            ENGINE_MAX_STREAMS: '64',
+            // The reaper runs, and must not take the live sessions for orphans after a long outage.
+            SESSION_REAPER_INTERVAL_SECONDS: '1',
+            SESSION_HEARTBEAT_TIMEOUT_SECONDS: '11',
+            ...(via ? { SESSION_SIGNALS: 'heartbeat' } : {}),
+          },
+        }),
+      );
+    }
+    stage.apiKey = (await stage.apps[0].newProject()).apiKey;
+    stage.pg = new Client({ connectionString: db.url });
+    await stage.pg.connect();
+  }, 120_000);
 
   afterAll(async () => {
-    process.stdout.write(`database outage figures: ${JSON.stringify(report, null, 1)}\n`);
-    await t?.close();
-    await proxy?.close();
-    await pg?.end();
+    process.stdout.write(`database outage figures: ${JSON.stringify(stage.report, null, 1)}\n`);
+    for (const app of stage.apps ?? []) await app.close();
+    await bouncer?.stop();
+    await stage.proxy?.close();
+    await stage.pg?.end();
     await db?.drop();
   }, 60_000);
+  return () => stage;
+}
 
-  async function startStreamer(): Promise<Streamer> {
-    const socket = await SocketClient.open(wsUrl, { headers: { authorization: `Bearer ${apiKey}` } });
+describeOutage('a database outage under live sessions', () => {
+  const stage = stageFor(1);
+  it.each(LENGTHS.flatMap((seconds) => KINDS.map((kind) => [kind, seconds] as const)))(
+    '%s for %i s: every session billed exactly what it sent and was told, 503 database_unavailable meanwhile',
+    (kind, seconds) => outage(stage(), kind, seconds),
+    (Math.max(...LENGTHS) + 60) * 1000,
+  );
+});
+
+describeOutage('a database outage under two replicas on one database', () => {
+  const stage = stageFor(2);
+  it(
+    'refuse for 15 s: both replicas bill exactly, answer 503, stay ready and recover',
+    () => outage(stage(), 'refuse', Math.min(15, ...LENGTHS)),
+    90_000,
+  );
+});
+
+describePgBouncer('a database outage behind PgBouncer in transaction mode', () => {
+  const stage = stageFor(1, startPgBouncer);
+  it.each(KINDS)(
+    '%s for 15 s: billed exactly through the pooler, 503 meanwhile',
+    (kind) => outage(stage(), kind, Math.min(15, ...LENGTHS)),
+    90_000,
+  );
+});
+
+// ---- the scenario, shared by the stages ----
+
+async function outage(stage: Stage, kind: ProxyMode, seconds: number): Promise<void> {
+  const { apps, proxy, pg, apiKey, report } = stage;
+  const t = apps[0];
+  const wsUrlOf = (on: TestApp) => `${on.baseUrl.replace('http', 'ws')}/v1/live/sessions`;
+  async function startStreamer(on: TestApp): Promise<Streamer> {
+    const socket = await SocketClient.open(wsUrlOf(on), { headers: { authorization: `Bearer ${apiKey}` } });
     socket.send(START);
     const started = await socket.waitFor((e) => e.type === 'session.started' || e.type === 'error');
     if (started.type === 'error') throw new Error(`session refused: ${JSON.stringify(started)}`);
@@ -103,17 +159,17 @@ describeOutage('a database outage under live sessions', () => {
     return (await s.socket.waitFor('session.closed', 15_000)).usage;
   }
 
-  async function probeRest(id: string): Promise<Probe> {
+  async function probeRest(on: TestApp, id: string): Promise<Probe> {
     const at = Date.now();
-    const res = await fetch(`${t.baseUrl}/v1/sessions/${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const res = await fetch(`${on.baseUrl}/v1/sessions/${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
     const body = (await res.json()) as { error?: { code: string; retry_after_ms: number | null } };
     return { at, status: res.status, ms: Date.now() - at, code: body.error?.code, retry: body.error?.retry_after_ms };
   }
 
-  async function probeHandshake(): Promise<Probe> {
+  async function probeHandshake(on: TestApp): Promise<Probe> {
     const at = Date.now();
     try {
-      const refusal = await SocketClient.refusal(wsUrl, { headers: { authorization: `Bearer ${apiKey}` } });
+      const refusal = await SocketClient.refusal(wsUrlOf(on), { headers: { authorization: `Bearer ${apiKey}` } });
       return {
         at,
         status: refusal.status,
@@ -141,116 +197,122 @@ describeOutage('a database outage under live sessions', () => {
     return { frames: rows[0].frames, events: rows[0].events, status: rows[0].status };
   }
 
-  const cases = LENGTHS.flatMap((seconds) => KINDS.map((kind) => [kind, seconds] as const));
+  const logsBefore = apps.map((app) => app.logs.length);
+  const streamers = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => startStreamer(apps[i % apps.length])));
+  await sleep(3000);
 
-  it.each(cases)(
-    '%s for %i s: every session billed exactly what it sent and was told, 503 database_unavailable meanwhile',
-    async (kind, seconds) => {
-      const logsBefore = t.logs.length;
-      const streamers = await Promise.all(Array.from({ length: SESSIONS }, () => startStreamer()));
-      await sleep(3000);
-
-      const outageAt = Date.now();
-      proxy.setMode(kind);
-      const probes: Probe[] = [];
-      const handshakes: Probe[] = [];
-      const ready: { status: number; database: string }[] = [];
-      // Two sessions end during the outage: they are told their totals at once and billed them later.
-      const endedEarly = streamers.slice(0, 2);
-      let earlyUsage: { frames: number }[] = [];
-      const earlyEnd = (async () => {
-        await sleep(Math.min(5000, (seconds * 1000) / 2));
-        earlyUsage = await Promise.all(endedEarly.map(stop));
-      })();
-      while (Date.now() - outageAt < seconds * 1000) {
+  const outageAt = Date.now();
+  proxy.setMode(kind);
+  const probes: Probe[] = [];
+  const handshakes: Probe[] = [];
+  const ready: { status: number; database: string }[] = [];
+  // Two sessions end during the outage: they are told their totals at once and billed them later.
+  const endedEarly = streamers.slice(0, 2);
+  let earlyUsage: { frames: number }[] = [];
+  const earlyEnd = (async () => {
+    await sleep(Math.min(5000, (seconds * 1000) / 2));
+    earlyUsage = await Promise.all(endedEarly.map(stop));
+  })();
+  while (Date.now() - outageAt < seconds * 1000) {
+    await Promise.all(
+      apps.map(async (app) => {
         const [rest, handshake, readiness] = await Promise.all([
-          probeRest(streamers[2].id),
-          probeHandshake(),
-          fetch(`${t.baseUrl}/readyz`),
+          probeRest(app, streamers[2].id),
+          probeHandshake(app),
+          fetch(`${app.baseUrl}/readyz`),
         ]);
         probes.push(rest);
         handshakes.push(handshake);
-        ready.push({ status: readiness.status, database: ((await readiness.json()) as { database: string }).database });
-        await sleep(1000 - ((Date.now() - outageAt) % 1000));
-      }
-      await earlyEnd;
-      proxy.setMode('forward');
-      const recoveredAt = Date.now();
-      await sleep(3000);
-      const usages = await Promise.all(streamers.slice(2).map(stop));
-      const told = [...earlyUsage, ...usages];
+        const { database } = (await readiness.json()) as { database: string };
+        ready.push({ status: readiness.status, database });
+      }),
+    );
+    await sleep(1000 - ((Date.now() - outageAt) % 1000));
+  }
+  await earlyEnd;
+  proxy.setMode('forward');
+  const recoveredAt = Date.now();
+  await sleep(3000);
+  const usages = await Promise.all(streamers.slice(2).map(stop));
+  const told = [...earlyUsage, ...usages];
 
-      // The service recovers by itself: REST answers again.
-      let after = await probeRest(streamers[2].id);
-      while (after.status !== 200 && Date.now() - recoveredAt < 10_000) {
-        await sleep(200);
-        after = await probeRest(streamers[2].id);
-      }
-      expect(after.status).toBe(200);
-      // Everything kept is written back: wait for the rows to be closed.
-      const deadline = Date.now() + 15_000;
-      let rows = await billedAll(streamers.map((s) => s.id));
-      while (rows.some((r) => r.status !== 'closed') && Date.now() < deadline) {
-        await sleep(250);
-        rows = await billedAll(streamers.map((s) => s.id));
-      }
+  // The service recovers by itself: REST answers again.
+  for (const app of apps) {
+    let after = await probeRest(app, streamers[2].id);
+    while (after.status !== 200 && Date.now() - recoveredAt < 10_000) {
+      await sleep(200);
+      after = await probeRest(app, streamers[2].id);
+    }
+    expect(after.status).toBe(200);
+  }
+  // Everything kept is written back: wait for the rows to be closed.
+  const deadline = Date.now() + 15_000;
+  let rows = await billedAll(streamers.map((s) => s.id));
+  while (rows.some((r) => r.status !== 'closed') && Date.now() < deadline) {
+    await sleep(250);
+    rows = await billedAll(streamers.map((s) => s.id));
+  }
 
-      const sent = streamers.map((s) => s.sent);
-      const figures = streamers.map((s, i) => ({ sent: sent[i], told: told[i].frames, billed: rows[i].frames }));
-      const firstFailure = probes.find((p) => p.status !== 200);
-      const slowest = Math.max(...probes.filter((p) => p.status === 503).map((p) => p.ms), 0);
-      const writer = t.app.get(PendingUsageWriter);
-      report.push({
-        kind,
-        seconds,
-        framesSent: sent.reduce((a, b) => a + b, 0),
-        framesTold: told.reduce((a, b) => a + b.frames, 0),
-        framesBilled: rows.reduce((a, b) => a + b.frames, 0),
-        firstRest503AfterMs: firstFailure ? firstFailure.at + firstFailure.ms - outageAt : null,
-        slowest503Ms: slowest,
-        restStatuses: [...new Set(probes.map((p) => p.status))],
-        handshakeStatuses: [...new Set(handshakes.map((p) => p.status))],
-        readiness: [...new Set(ready.map((r) => `${r.status}:${r.database}`))],
-        pendingLargest: writer.largest,
-      });
+  const sent = streamers.map((s) => s.sent);
+  const figures = streamers.map((s, i) => ({ sent: sent[i], told: told[i].frames, billed: rows[i].frames }));
+  const firstFailure = probes.find((p) => p.status !== 200);
+  const slowest = Math.max(...probes.filter((p) => p.status === 503).map((p) => p.ms), 0);
+  report.push({
+    kind,
+    seconds,
+    framesSent: sent.reduce((a, b) => a + b, 0),
+    framesTold: told.reduce((a, b) => a + b.frames, 0),
+    framesBilled: rows.reduce((a, b) => a + b.frames, 0),
+    firstRest503AfterMs: firstFailure ? firstFailure.at + firstFailure.ms - outageAt : null,
+    slowest503Ms: slowest,
+    restStatuses: [...new Set(probes.map((p) => p.status))],
+    handshakeStatuses: [...new Set(handshakes.map((p) => p.status))],
+    readiness: [...new Set(ready.map((r) => `${r.status}:${r.database}`))],
+    replicas: apps.length,
+    pendingLargest: apps.map((app) => app.app.get(PendingUsageWriter).largest),
+  });
 
-      for (const [i, row] of rows.entries()) {
-        expect({ ...figures[i], events: row.events, status: row.status }).toEqual({
-          sent: sent[i],
-          told: sent[i],
-          billed: sent[i],
-          events: sent[i],
-          status: 'closed',
-        });
-      }
-      // Through the API too: GET /v1/sessions/{id} shows what the client was told.
-      const shown = (await (
-        await fetch(`${t.baseUrl}/v1/sessions/${streamers[0].id}`, { headers: { authorization: `Bearer ${apiKey}` } })
-      ).json()) as { usage?: { frames: number }; frames?: number };
-      expect(JSON.stringify(shown)).toContain(String(told[0].frames));
+  for (const [i, row] of rows.entries()) {
+    expect({ ...figures[i], events: row.events, status: row.status }).toEqual({
+      sent: sent[i],
+      told: sent[i],
+      billed: sent[i],
+      events: sent[i],
+      status: 'closed',
+    });
+  }
+  // Through the API too: GET /v1/sessions/{id} shows what the client was told.
+  const shown = (await (
+    await fetch(`${t.baseUrl}/v1/sessions/${streamers[0].id}`, { headers: { authorization: `Bearer ${apiKey}` } })
+  ).json()) as { usage?: { frames: number }; frames?: number };
+  expect(JSON.stringify(shown)).toContain(String(told[0].frames));
 
-      // During the outage: never a 500; once it is noticed, 503 database_unavailable with a retry hint, fast.
-      const answered = [...probes, ...handshakes];
-      expect(answered.filter((p) => p.status === 500)).toEqual([]);
-      const failed = answered.filter((p) => p.status !== 200 && p.status !== 101);
-      expect(failed.length).toBeGreaterThan(0);
-      for (const p of failed) {
-        expect(p).toMatchObject({ status: 503, code: 'database_unavailable', retry: expect.any(Number) });
-        expect(p.ms).toBeLessThanOrEqual(2000);
-      }
-      // Every probe after the first second of the outage failed fast.
-      expect(probes.filter((p) => p.at - outageAt > 2000 && p.status !== 503)).toEqual([]);
-      expect(ready.every((r) => r.status === 200)).toBe(true);
-      expect(ready.slice(2).every((r) => r.database === 'down')).toBe(true);
-      expect((await (await fetch(`${t.baseUrl}/readyz`)).json()) as object).toEqual({ status: 'ok', database: 'up' });
+  // During the outage: never a 500; once it is noticed, 503 database_unavailable with a retry hint, fast.
+  const answered = [...probes, ...handshakes];
+  expect(answered.filter((p) => p.status === 500)).toEqual([]);
+  const failed = answered.filter((p) => p.status !== 200 && p.status !== 101);
+  expect(failed.length).toBeGreaterThan(0);
+  for (const p of failed) {
+    expect(p).toMatchObject({ status: 503, code: 'database_unavailable', retry: expect.any(Number) });
+    expect(p.ms).toBeLessThanOrEqual(2000);
+  }
+  // Every probe after the first second of the outage failed fast.
+  expect(probes.filter((p) => p.at - outageAt > 2000 && p.status !== 503)).toEqual([]);
+  expect(ready.every((r) => r.status === 200)).toBe(true);
+  expect(ready.slice(2 * apps.length).every((r) => r.database === 'down')).toBe(true);
+  for (const app of apps) {
+    expect((await (await fetch(`${app.baseUrl}/readyz`)).json()) as object).toEqual({ status: 'ok', database: 'up' });
+  }
 
-      // The log: one warning when it went, one line when it came back, no unhandled error per request.
-      const logs = t.logs.slice(logsBefore).join('');
-      expect(logs).not.toContain('unhandled error');
-      expect(logs).not.toContain('giving up');
-      expect(logs.match(/database unavailable \(/g)).toHaveLength(1);
-      expect(logs).toMatch(/database available again after \d+\.\d s; wrote back \d+ meter batch/);
-    },
-    (Math.max(...LENGTHS) + 60) * 1000,
+  // The log: one warning when it went, one line when it came back, no unhandled error per request.
+  for (const [i, app] of apps.entries()) {
+    const logs = app.logs.slice(logsBefore[i]).join('');
+    expect(logs).not.toContain('unhandled error');
+    expect(logs).not.toContain('giving up');
+    expect(logs.match(/database unavailable \(/g)).toHaveLength(1);
+    expect(logs).toMatch(/database available again after \d+\.\d s/);
+  }
+  expect(apps.map((app) => app.logs.slice(logsBefore[apps.indexOf(app)]).join('')).join('')).toMatch(
+    /wrote back \d+ meter batch/,
   );
-});
+}
