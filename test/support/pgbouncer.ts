@@ -43,6 +43,10 @@ export async function startPgBouncer(url: string): Promise<{ url: string; stop()
       'max_client_conn = 500',
       'default_pool_size = 40',
       'ignore_startup_parameters = extra_float_digits',
+      // After a refused server connection PgBouncer waits this long before trying again (default 15 s):
+      // the whole outage as far as clients can tell. docs/operations.md recommends the same.
+      'server_login_retry = 1',
+      'server_connect_timeout = 2',
       '',
     ].join('\n'),
   );

@@ -40,7 +40,7 @@ const CONNECTION_CODES = new Set([
   '08004',
 ]);
 const CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is not open|Query read timeout|the database system is (starting up|shutting down)|server closed the connection|no more connections allowed|pgbouncer cannot connect/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is not open|Query read timeout|the database system is (starting up|shutting down)|server closed the connection|no more connections allowed|pgbouncer cannot connect|server conn crashed|server login has been failing/i;
 
 /**
  * Whether `error` (a pg error, TypeORM's QueryFailedError around one, or ours) says the database could
@@ -52,7 +52,8 @@ export function isDatabaseConnectionError(error: unknown, fromDriver = false): b
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
     if (e instanceof DatabaseUnavailableError) return true;
     const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    // SQLSTATE class 08 is "connection exception" (PgBouncer answers 08P01 for a server it cannot reach).
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
     if (typeof code === 'string' && SOCKET_CODES.has(code) && (fromDriver || depth > 0)) return true;
     if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
     const next = e as { driverError?: unknown; cause?: unknown };
