@@ -113,8 +113,8 @@ describeOutage('a database outage under live sessions', () => {
 describeOutage('a database outage under two replicas on one database', () => {
   const stage = stageFor(2);
   it(
-    'refuse for 15 s: both replicas bill exactly, answer 503, stay ready and recover',
-    () => outage(stage(), 'refuse', Math.min(15, ...LENGTHS)),
+    `refuse for ${SHORT} s: both replicas bill exactly, answer 503, stay ready and recover`,
+    () => outage(stage(), 'refuse', SHORT),
     90_000,
   );
 });
@@ -122,8 +122,8 @@ describeOutage('a database outage under two replicas on one database', () => {
 describePgBouncer('a database outage behind PgBouncer in transaction mode', () => {
   const stage = stageFor(1, startPgBouncer);
   it.each(KINDS)(
-    '%s for 15 s: billed exactly through the pooler, 503 meanwhile',
-    (kind) => outage(stage(), kind, Math.min(15, ...LENGTHS)),
+    `%s for ${SHORT} s: billed exactly through the pooler, 503 meanwhile`,
+    (kind) => outage(stage(), kind, SHORT),
     90_000,
   );
 });
