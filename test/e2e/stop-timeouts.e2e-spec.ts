@@ -5,7 +5,9 @@ import { Client } from 'pg';
 import { sleep, tone } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
 import { serviceBuilt, ServiceProcess } from '../../bench/support/service-process';
+import { TcpProxy } from '../support/tcp-proxy';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
 
 /**
  * The built service stopped as its orchestrators stop it: SIGTERM with the shipped defaults must end,
@@ -75,6 +77,42 @@ describePostgres('SIGTERM with the default drain', () => {
     // What was still on the wire when the server closed is not billed: at most a few frames.
     expect(sent - closed.usage.frames).toBeGreaterThanOrEqual(0);
     expect(sent - closed.usage.frames).toBeLessThanOrEqual(5);
+  }, 60_000);
+});
+
+(databaseTargets().includes('postgres') ? describe : describe.skip)('a drain during a partition', () => {
+  it('is not stalled by a database that never answers: the session is told its usage, the loss is named', async () => {
+    const db = await createTestDatabase('postgres');
+    const target = new URL(db.url);
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    try {
+      const t = await startTestApp('postgres', {
+        databaseUrl: proxy.urlFor(db.url),
+        env: { SHUTDOWN_GRACE_SECONDS: '2' },
+      });
+      const { apiKey } = await t.newProject();
+      const socket = await SocketClient.open(`${t.baseUrl.replace('http', 'ws')}/v1/live/sessions`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      socket.send({ type: 'session.start', session: { model: 'vendor-asr-streaming' } });
+      await socket.waitFor('session.started');
+      socket.send({ type: 'session.input_audio.append', audio: tone(1600).toString('base64') });
+      await sleep(500);
+      proxy.setMode('blackhole');
+      await sleep(2500); // found by the probe meanwhile
+      socket.send({ type: 'session.input_audio.append', audio: tone(800).toString('base64') });
+      await sleep(200);
+      const began = Date.now();
+      await t.app.close();
+      const drainMs = Date.now() - began;
+      process.stdout.write(`drain during a partition (grace 2 s): ${drainMs} ms\n`);
+      expect(drainMs).toBeLessThan(2000 + 3000);
+      expect(await socket.waitFor('session.closed')).toMatchObject({ usage: { frames: 30 } });
+      expect(t.logs.join('')).toContain('shutting down with usage not written (the database is away): ');
+    } finally {
+      await proxy.close();
+      await db.drop();
+    }
   }, 60_000);
 });
 

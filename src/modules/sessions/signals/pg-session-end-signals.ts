@@ -7,6 +7,7 @@ import type { SessionEndSignals } from './session-end-signals';
 export const SESSION_END_CHANNEL = 'continuum_session_end';
 const SESSION_ID = /^sess_[A-Za-z0-9]{1,60}$/;
 const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 5000];
+const CLOSE_TIMEOUT_MS = 1000;
 
 export interface PgSignalsLogger {
   warn(message: string): void;
@@ -98,7 +99,19 @@ export class PgSessionEndSignals implements SessionEndSignals {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = null;
-    await client?.end().catch(() => undefined);
+    if (!client) return;
+    // end() waits for the server to close the socket, which a partitioned server never does: the
+    // drain must not wait on it. After a second the socket is simply dropped.
+    let timer: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      client.end().then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!ended) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
   private lost(client: Client, error: Error): void {
