@@ -16,6 +16,8 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(kubectl chromium)
   # A real reverse proxy in front of the service (test/deploy/trusted-proxy.e2e-spec.ts).
   packages+=(nginx)
+  # PgBouncer in transaction mode between the service and PostgreSQL (test/e2e/database-outage.e2e-spec.ts).
+  packages+=(pgbouncer)
 fi
 
 missing=()

@@ -44,6 +44,16 @@ async function main(): Promise<void> {
       );
     });
   }
+  // The embedded database's process died under us: exit non-zero and say so, rather than serve on
+  // without a database; a supervisor restarts the service on the same data directory.
+  void database.embedded?.exited.then((exit) => {
+    if (stopping) return;
+    const how = exit.signal ?? `code ${exit.code}`;
+    process.stderr.write(
+      `embedded PostgreSQL exited unexpectedly (${how}); Continuum stops: restart it (the data directory is intact up to the last commit)\n`,
+    );
+    process.exit(70); // EX_SOFTWARE
+  });
   await app.listen(config.port, config.host);
   const scheme = config.tls ? 'https' : 'http';
   // The bound port, which differs from PORT=0 (tests and tools start replicas on free ports).

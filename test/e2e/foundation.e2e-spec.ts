@@ -141,7 +141,7 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
 
   describe('operations', () => {
     it('reports readiness and Prometheus metrics by route and status', async () => {
-      expect((await get('/readyz')).json()).toEqual({ status: 'ok', database: 'ok' });
+      expect((await get('/readyz')).json()).toEqual({ status: 'ok', database: 'up' });
       await get('/v1/models', { authorization: `Bearer ${key}` });
       const metrics = (await get('/metrics')).body;
       expect(metrics).toMatch(/http_requests_total\{method="GET",route="\/v1\/models",status="200"\} \d+/);

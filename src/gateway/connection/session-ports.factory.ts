@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { isDatabaseConnectionError } from '../../platform/database/database-availability';
 import { AppError } from '../../platform/errors/app-error';
 import type { ActivationResult, MeterPort, SessionStorePort } from '../../session-core';
 import { SessionsService } from '../../modules/sessions';
 import { MetricsService } from '../../modules/metrics';
-import { MeterService } from '../../modules/usage';
+import { PendingUsageWriter } from './pending-usage.writer';
 import { InstanceIdentity } from './instance-identity';
 import type { AdmittedSession } from './admitted-session';
 import { requestedOf } from './session-config.mapping';
@@ -28,7 +29,7 @@ export class SessionPortsFactory {
 
   constructor(
     private readonly sessions: SessionsService,
-    private readonly meterService: MeterService,
+    private readonly usage: PendingUsageWriter,
     private readonly instance: InstanceIdentity,
     private readonly metrics: MetricsService,
   ) {}
@@ -78,13 +79,17 @@ export class SessionPortsFactory {
           opening(activation);
           return { ok: true };
         } catch (error) {
+          if (isDatabaseConnectionError(error, true)) {
+            return { ok: false, code: 'database_unavailable', message: 'The database is unavailable; retry shortly' };
+          }
           if (!(error instanceof AppError)) throw error;
           return { ok: false, code: error.code, message: error.message, param: error.param };
         }
       },
       close: async (sessionId, closing) => {
         closed = true;
-        await this.sessions.markClosed(sessionId, closing.reason);
+        // Kept in memory, after the session's meter batches, while the database is away.
+        await this.usage.recordClose(sessionId, { reason: closing.reason, endedAtMs: closing.endedAtMs });
         counters.closed.inc({ dialect, model, reason: closing.reason });
         logEnd(sessionId, closing.endedAtMs, closing.usage.frames, closing.reason, closing.detail);
       },
@@ -93,15 +98,19 @@ export class SessionPortsFactory {
       record: async (sessionId, batch) => {
         const key = `${sessionId}:${batch.seq}`;
         counters.meterStarted(key);
-        await this.meterService.recordBatch(sessionId, batch.seq, batch.frames);
-        counters.meterDone(key, true);
+        try {
+          counters.meterDone(key, (await this.usage.recordBatch(sessionId, batch)) === 'written');
+        } catch (error) {
+          counters.meterDone(key, false);
+          throw error;
+        }
       },
     };
     const settle = async (): Promise<void> => {
       counters.forgetSession(admitted.sessionId);
       if (admitted.kind !== 'opened' || closed || activated) return;
       try {
-        await this.sessions.markClosed(admitted.sessionId, 'connection_lost');
+        await this.usage.recordClose(admitted.sessionId, { reason: 'connection_lost', endedAtMs: Date.now() });
         logEnd(admitted.sessionId, Date.now(), 0, 'connection_lost', 'never_started');
       } catch (error) {
         this.logger.error(

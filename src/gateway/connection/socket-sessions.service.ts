@@ -5,12 +5,16 @@ import { SessionRegistry, SessionRuntime } from '../../session-core/index';
 import { LifecycleState } from '../../modules/health';
 import { MetricsService } from '../../modules/metrics';
 import { SessionEnds, SessionsService } from '../../modules/sessions';
+import { DatabaseAvailability } from '../../platform/database/database-availability';
 import { InstanceIdentity } from './instance-identity';
+import { PendingUsageWriter } from './pending-usage.writer';
 import type { SessionPorts } from './session-ports.factory';
 import { SocketKeepAlive } from './socket-keepalive';
 
 const HEARTBEAT_MS = 5000;
 const DRAIN_POLL_MS = 250;
+/** After the grace, how long the drain waits for a database that is away to take the usage kept meanwhile. */
+const WRITE_BACK_AT_SHUTDOWN_MS = 1500;
 
 /**
  * The sessions whose sockets this instance holds, for every dialect: DELETE reaches them here (at
@@ -34,6 +38,8 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly metrics: MetricsService,
     private readonly config: AppConfig,
     private readonly ends: SessionEnds,
+    private readonly availability: DatabaseAvailability,
+    private readonly usage: PendingUsageWriter,
   ) {
     this.keepAlive = new SocketKeepAlive({
       pingIntervalMs: config.socketPingIntervalMs,
@@ -47,6 +53,8 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
       (id) => this.registry.end(id, { kind: 'deleted' }),
       () => void this.beat(),
     );
+    // No holder could beat during an outage: beat at once when it ends, before any reaper looks.
+    this.availability.onUp(() => this.beat());
   }
 
   onApplicationBootstrap(): void {
@@ -91,13 +99,14 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
       this.logger.log(`closing ${this.registry.size} live session(s) for shutdown`);
       await this.registry.endAll({ kind: 'shutdown' });
     }
+    await this.usage.flushBefore(Date.now() + WRITE_BACK_AT_SHUTDOWN_MS);
     this.keepAlive.stop();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     await this.beating;
   }
 
   private async beat(): Promise<void> {
-    if (this.beating) return;
+    if (this.beating || !this.availability.isUp) return;
     this.beating = (async () => {
       try {
         const { deleted, keyRevoked } = await this.sessions.heartbeat(this.instance.id, this.registry.ids());

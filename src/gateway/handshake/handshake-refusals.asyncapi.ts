@@ -18,6 +18,7 @@ export const LIVE_HANDSHAKE_REFUSALS: readonly ErrorCode[] = [
   'rate_limit_exceeded',
   'capacity_exhausted',
   'shutting_down',
+  'database_unavailable',
 ];
 
 /**
@@ -31,4 +32,5 @@ export const COMPAT_HANDSHAKE_REFUSALS: readonly ErrorCode[] = [
   'concurrency_limit_exceeded',
   'capacity_exhausted',
   'shutting_down',
+  'database_unavailable',
 ];

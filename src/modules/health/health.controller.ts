@@ -1,16 +1,21 @@
-import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, HttpCode } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
+import { DatabaseAvailability } from '../../platform/database/database-availability';
 import { Public } from '../auth';
 import { LifecycleState } from './lifecycle-state';
 
-/** Kubernetes probes: liveness needs nothing; readiness needs the database and a non-draining instance. */
+/**
+ * Kubernetes probes: liveness needs nothing; readiness fails only for this instance's own reasons
+ * (draining: 503 `shutting_down`). The database's state is in the body but never fails it: every
+ * replica shares the database, so an outage would empty the Service at once and the Ingress would
+ * answer 503 itself, without the `database_unavailable` envelope and its `retry_after_ms`.
+ */
 @ApiExcludeController()
 @Public()
 @Controller()
 export class HealthController {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly availability: DatabaseAvailability,
     private readonly lifecycle: LifecycleState,
   ) {}
 
@@ -21,13 +26,8 @@ export class HealthController {
   }
 
   @Get('readyz')
-  async readiness(): Promise<{ status: 'ok'; database: 'ok' }> {
+  readiness(): { status: 'ok'; database: 'up' | 'down' } {
     this.lifecycle.assertAcceptingSessions(); // 503 shutting_down from the first moment of a drain
-    try {
-      await this.dataSource.query('SELECT 1');
-    } catch {
-      throw new ServiceUnavailableException('database unreachable');
-    }
-    return { status: 'ok', database: 'ok' };
+    return { status: 'ok', database: this.availability.state };
   }
 }

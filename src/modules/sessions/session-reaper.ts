@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { DatabaseAvailability } from '../../platform/database/database-availability';
 import { SessionReaperRepository } from './session-reaper.repository';
 
 /**
@@ -15,10 +16,17 @@ export class SessionReaper {
   constructor(
     private readonly sessions: SessionReaperRepository,
     private readonly config: AppConfig,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
-  /** One pass; returns the ids it closed. */
+  /**
+   * One pass; returns the ids it closed. None while the database is away, nor for one heartbeat
+   * timeout after it returns: no holder could beat meanwhile, so every live session would look orphaned.
+   */
   async reapOnce(): Promise<string[]> {
+    if (!this.availability.isUp) return [];
+    const recovered = this.availability.recoveredAt;
+    if (recovered !== null && Date.now() - recovered < this.config.sessionHeartbeatTimeoutSeconds * 1000) return [];
     const reaped = await this.sessions.closeSilentSessions(this.config.sessionHeartbeatTimeoutSeconds);
     if (reaped.length > 0) {
       this.logger.warn(

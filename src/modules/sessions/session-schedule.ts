@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '../../config/app-config';
+import { DatabaseAvailability } from '../../platform/database/database-availability';
 import { SessionEnds } from './session-ends';
 import { SessionExpirySweeper } from './session-expiry.sweeper';
 import { SessionReaper } from './session-reaper';
@@ -22,6 +23,7 @@ export class SessionSchedule implements OnApplicationBootstrap, OnApplicationShu
     private readonly reaper: SessionReaper,
     private readonly ends: SessionEnds,
     private readonly config: AppConfig,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -43,7 +45,8 @@ export class SessionSchedule implements OnApplicationBootstrap, OnApplicationShu
 
   private every(name: string, seconds: number, pass: () => Promise<unknown>): void {
     const timer = setInterval(() => {
-      if (this.running.has(name)) return;
+      // While the database is away a pass could only fail; the availability said so once.
+      if (this.running.has(name) || !this.availability.isUp) return;
       this.running.set(
         name,
         pass().finally(() => this.running.delete(name)),

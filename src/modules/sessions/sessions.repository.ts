@@ -116,11 +116,11 @@ export class SessionsRepository {
     return result.affected ?? 0;
   }
 
-  async markClosed(id: string, reason: CloseReason): Promise<boolean> {
+  async markClosed(id: string, reason: CloseReason, endedAt?: Date): Promise<boolean> {
     const result = await this.sessions
       .createQueryBuilder()
       .update()
-      .set({ status: 'closed', closeReason: reason, endedAt: () => 'now()' })
+      .set({ status: 'closed', closeReason: reason, endedAt: endedAt ?? (() => 'now()') })
       .where(`id = :id AND status = 'active'`, { id })
       .execute();
     return (result.affected ?? 0) > 0;

@@ -115,8 +115,9 @@ export class SessionsService {
   }
 
   /** Records the end of an active session; false when it was not active (already closed, or unknown). */
-  markClosed(sessionId: string, reason: CloseReason): Promise<boolean> {
-    return this.sessions.markClosed(sessionId, reason);
+  /** `endedAt`: when it ended, if that was earlier than now (a close written back after an outage). */
+  markClosed(sessionId: string, reason: CloseReason, endedAt?: Date): Promise<boolean> {
+    return this.sessions.markClosed(sessionId, reason, endedAt);
   }
 
   /** See HeldSessionsRepository.heartbeat: the sessions whose sockets the instance must now end. */

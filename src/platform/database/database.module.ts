@@ -2,9 +2,11 @@ import { DynamicModule, Logger, Module, OnApplicationShutdown } from '@nestjs/co
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source-options';
+import { CONNECTION_LIMITS, dataSourceOptions } from './data-source-options';
+import { DatabaseAvailability } from './database-availability';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsOnce } from './migration-lock';
+import { pgPool } from './pg-pool';
 
 /** Where the database is: DATABASE_URL, or an embedded PostgreSQL started in DATA_DIR. */
 export class DatabaseLocation {
@@ -24,11 +26,19 @@ export class DatabaseModule implements OnApplicationShutdown {
   constructor(
     private readonly location: DatabaseLocation,
     private readonly dataSource: DataSource,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   /** `poolSize`: the pool for an external database (the embedded one has its own). */
   static forRoot(location: DatabaseLocation, poolSize: number): DynamicModule {
     const locationProvider = { provide: DatabaseLocation, useValue: location };
+    const availability = new DatabaseAvailability({
+      client: { connectionString: location.url, ...CONNECTION_LIMITS },
+      // The embedded server serves one transaction at a time: a long one must not read as an outage.
+      probeTimeoutMs: location.embedded ? 5000 : 1200,
+      log: { warn: (m) => DatabaseModule.logger.warn(m), log: (m) => DatabaseModule.logger.log(m) },
+    });
+    const availabilityProvider = { provide: DatabaseAvailability, useValue: availability };
     return {
       module: DatabaseModule,
       global: true,
@@ -44,12 +54,13 @@ export class DatabaseModule implements OnApplicationShutdown {
             const dataSource = await new DataSource(options!).initialize();
             // Pending migrations run at start (each in its own transaction) under the migration lock.
             await runMigrationsOnce(dataSource, location.embedded ? null : location.url);
+            availability.attach(pgPool(dataSource));
             return dataSource;
           },
         }),
       ],
-      providers: [locationProvider],
-      exports: [locationProvider],
+      providers: [locationProvider, availabilityProvider],
+      exports: [locationProvider, availabilityProvider],
     };
   }
 
@@ -67,6 +78,9 @@ export class DatabaseModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.availability.stop();
+    // A partitioned server would hold pool.end() forever: its connections are cut instead.
+    if (!this.availability.isUp) this.availability.cutConnections();
     if (!this.location.embedded) return;
     // The data source must let go of its connections before the embedded server stops.
     if (this.dataSource.isInitialized) await this.dataSource.destroy();

@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   capacity_exhausted: 503,
   shutting_down: 503,
+  database_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,4 +1,6 @@
 import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { DatabaseUnavailableError } from '../database/database-availability';
 import { AppError } from './app-error';
 import { renderError } from './error-renderer';
 import { RequestValidationError } from './validation-error';
@@ -44,5 +46,34 @@ describe('renderError', () => {
     expect(r.unexpected).toBe(true);
     expect(JSON.stringify(r.body)).not.toContain('hunter2');
     expect(r.body).toMatchObject({ error: { code: 'internal_error', request_id: 'req_3' } });
+  });
+
+  it.each([
+    ['the availability refusing at once', new DatabaseUnavailableError(Date.now())],
+    [
+      'a connection that died under a statement',
+      new QueryFailedError('SELECT 1', [], new Error('Connection terminated unexpectedly')),
+    ],
+    [
+      'a refused connection inside a driver error',
+      new QueryFailedError(
+        'SELECT 1',
+        [],
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      ),
+    ],
+    [
+      'a server shutting down',
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ],
+  ])('answers %s with 503 database_unavailable and a retry hint, not a logged 500', (_case, error) => {
+    const r = renderError(error, 'req_4');
+    expect(r).toMatchObject({ status: 503, unexpected: false, headers: { 'retry-after': '2' } });
+    expect(r.body).toMatchObject({ error: { code: 'database_unavailable', retry_after_ms: 2000 } });
+  });
+
+  it('leaves a bare socket error from elsewhere (a speech engine) a 500', () => {
+    const r = renderError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'r');
+    expect(r.status).toBe(500);
   });
 });

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { DATABASE_RETRY_MS, isDatabaseConnectionError } from '../database/database-availability';
 import { AppError, errorEnvelope, retryAfterHeader } from './app-error';
 import { CODE_FOR_STATUS } from './error-codes';
 import { RequestValidationError } from './validation-error';
@@ -35,6 +36,12 @@ export function renderError(error: unknown, requestId: string): RenderedError {
       headers,
       unexpected: false,
     };
+  }
+  if (isDatabaseConnectionError(error)) {
+    const unavailable = new AppError('database_unavailable', 'The database is unavailable; retry shortly', {
+      retryAfterMs: DATABASE_RETRY_MS,
+    });
+    return renderError(unavailable, requestId);
   }
   const framework = error as FrameworkError;
   const status = error instanceof HttpException ? error.getStatus() : framework?.statusCode;

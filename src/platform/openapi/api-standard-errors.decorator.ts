@@ -10,7 +10,7 @@ const ERROR_STATUSES: [number, string][] = [
   [409, 'Conflict'],
   [429, 'Too Many Requests'],
   [500, 'Internal Server Error'],
-  [503, 'Service Unavailable'],
+  [503, 'Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms`'],
 ];
 
 /** Every status of the specification with its body, declared once per controller. */

@@ -1,7 +1,9 @@
 /**
  * Writes a session's meter batches one at a time, in seq order. A failed write is retried with
  * the same seq (the store makes it idempotent), so a retry never double-counts; after the last
- * retry the batch is logged and skipped, and the session's recorded usage still holds the total.
+ * retry the batch is logged and skipped. The database's absence never gets here: the gateway's
+ * MeterPort resolves once a batch is written or kept for later (PendingUsage), so only a refusal
+ * that no retry can cure (an unknown session, say) is given up on.
  */
 import type { ClockPort, LoggerPort, MeterPort } from './ports';
 import { errorText } from './runtime-support';

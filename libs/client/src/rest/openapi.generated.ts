@@ -805,7 +805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -905,7 +905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1027,7 +1027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1131,7 +1131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1242,7 +1242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1344,7 +1344,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1445,7 +1445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,7 +1552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1658,7 +1658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,7 +1764,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
                 headers: {
                     [name: string]: unknown;

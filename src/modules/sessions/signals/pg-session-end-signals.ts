@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { CONNECTION_LIMITS } from '../../../platform/database/data-source-options';
 import type { SessionEndSignals } from './session-end-signals';
 
 /** The channel every instance listens on; the payload is a session id. */
 export const SESSION_END_CHANNEL = 'continuum_session_end';
 const SESSION_ID = /^sess_[A-Za-z0-9]{1,60}$/;
 const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 5000];
+const CLOSE_TIMEOUT_MS = 1000;
 
 export interface PgSignalsLogger {
   warn(message: string): void;
@@ -35,7 +37,11 @@ export class PgSessionEndSignals implements SessionEndSignals {
 
   /** Opens the listening connection; resolves once LISTEN is in place. */
   async start(): Promise<void> {
-    const client = new Client({ connectionString: this.url, application_name: 'continuum-signals' });
+    const client = new Client({
+      connectionString: this.url,
+      application_name: 'continuum-signals',
+      ...CONNECTION_LIMITS,
+    });
     client.on('notification', (message) => {
       if (message.channel !== SESSION_END_CHANNEL || !message.payload) return;
       if (SESSION_ID.test(message.payload)) for (const listener of this.listeners) listener(message.payload);
@@ -93,13 +99,26 @@ export class PgSessionEndSignals implements SessionEndSignals {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = null;
-    await client?.end().catch(() => undefined);
+    if (!client) return;
+    // end() waits for the server to close the socket, which a partitioned server never does: the
+    // drain must not wait on it. After a second the socket is simply dropped.
+    let timer: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      client.end().then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!ended) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
   private lost(client: Client, error: Error): void {
     if (this.closed || this.client !== client) return;
     this.client = null;
-    this.logger.error({ err: error }, 'session signal connection lost; reconnecting');
+    // A warning: the usual cause is a database outage, which the availability reports itself.
+    this.logger.warn(`session signal connection lost (${error.message}); reconnecting`);
     client.end().catch(() => undefined);
     this.reconnect();
   }
