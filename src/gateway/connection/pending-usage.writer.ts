@@ -1,10 +1,14 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { join } from 'node:path';
+import { AppConfig } from '../../config/app-config';
+import { SnapshotFile } from '../../platform/snapshot-file';
 import { DatabaseAvailability, isDatabaseConnectionError } from '../../platform/database/database-availability';
 import {
   PendingUsage,
   framesToSeconds,
   type CloseReason,
   type MeterBatch,
+  type PendingUsageSnapshot,
   type PendingUsageStats,
 } from '../../session-core';
 import { SessionsService } from '../../modules/sessions';
@@ -20,6 +24,8 @@ export interface PendingClose {
 const WRITE_BACK_WIDTH = 200;
 /** While something waits and the database is up (a write that failed during a flap), retry this often. */
 const RETRY_MS = 1000;
+/** What is kept is saved to DATA_DIR this often at most: a crash during an outage loses at most this much. */
+const SAVE_EVERY_MS = 100;
 
 /**
  * Metering and close records that outlive a database outage. A meter batch or a close that cannot be
@@ -28,7 +34,9 @@ const RETRY_MS = 1000;
  * returns they are written back oldest first, each batch with the id it was first tried with (the meter
  * function ignores a second write of an id), then the session's close with its real end time. Memory:
  * at most two batch counts and a close per session live at the outage (no session can be admitted
- * while it lasts), whatever its length.
+ * while it lasts), whatever its length. What is kept is also saved in DATA_DIR (at most every 100 ms),
+ * and written back by the next start if the process dies first: a crash during an outage then loses
+ * what was counted in the last 100 ms, as a crash outside one loses the batch being written.
  */
 @Injectable()
 export class PendingUsageWriter implements OnModuleInit {
@@ -37,15 +45,33 @@ export class PendingUsageWriter implements OnModuleInit {
   private flushing: Promise<string> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private peak: PendingUsageStats = { sessions: 0, batches: 0, frames: 0, closes: 0 };
+  private readonly saved: SnapshotFile<PendingUsageSnapshot<PendingClose>>;
+  private saveFailed = false;
 
   constructor(
     private readonly availability: DatabaseAvailability,
     private readonly meter: MeterService,
     private readonly sessions: SessionsService,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.saved = new SnapshotFile(join(config.dataDir, 'pending-usage.json'), SAVE_EVERY_MS, (error) => {
+      // Without a writable DATA_DIR, what is kept lives in memory only (docs/api.md says what that risks).
+      if (!this.saveFailed) this.logger.warn({ err: error }, `cannot keep pending usage in ${this.saved.path}`);
+      this.saveFailed = true;
+    });
+  }
 
   onModuleInit(): void {
     this.availability.onUp(() => this.flush());
+    const left = this.saved.load();
+    if (left === null || left.sessions.length === 0) return;
+    // An earlier process died while usage waited for the database: it is written back like any other.
+    this.pending.restore(left);
+    const { sessions, frames, closes } = this.pending.stats();
+    this.logger.warn(
+      `writing back usage an earlier process kept: ${frames} frames of ${sessions} session(s), ${closes} close(s)`,
+    );
+    if (this.availability.isUp) void this.flush();
   }
 
   /** The largest the store has been since the start (for the report and the tests). */
@@ -109,16 +135,20 @@ export class PendingUsageWriter implements OnModuleInit {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.isEmpty) return;
+    this.saved.flush();
     const { sessions, frames, closes } = this.pending.stats();
     this.logger.error(
       `shutting down with usage not written (the database is away): ${frames} frames ` +
-        `(${framesToSeconds(frames).toFixed(2)} s) of ${sessions} session(s), ${closes} close(s); those sessions ` +
-        "are closed by another instance's reaper with the usage written before",
+        `(${framesToSeconds(frames).toFixed(2)} s) of ${sessions} session(s), ${closes} close(s); ` +
+        (this.saveFailed
+          ? "those sessions are closed by another instance's reaper with the usage written before"
+          : `kept in ${this.saved.path}: the next start with this DATA_DIR writes it back`),
     );
   }
 
   private keep(add: () => void): void {
     add();
+    this.save();
     const now = this.pending.stats();
     if (now.frames + now.sessions > this.peak.frames + this.peak.sessions) this.peak = now;
     this.timer ??= setTimeout(() => {
@@ -128,6 +158,12 @@ export class PendingUsageWriter implements OnModuleInit {
       else this.keep(() => undefined);
     }, RETRY_MS);
     this.timer.unref();
+  }
+
+  /** The file follows the store: saved while something waits, removed once nothing does. */
+  private save(): void {
+    if (this.pending.isEmpty) this.saved.remove();
+    else this.saved.save(() => this.pending.snapshot());
   }
 
   private async writeBack(): Promise<string> {
@@ -174,6 +210,7 @@ export class PendingUsageWriter implements OnModuleInit {
       }
       if (!progressed) break;
     }
+    this.save();
     if (!this.pending.isEmpty) this.keep(() => undefined);
     if (batches === 0 && closes === 0) return '';
     return (

@@ -80,4 +80,35 @@ describe('PendingUsage', () => {
     // Generous: the counts themselves are ~200 bytes a session; the heap may also hold garbage of the loop.
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(16 * 1024 * 1024);
   });
+
+  it('comes back from a snapshot with every batch frozen and the close kept (a crash during an outage)', () => {
+    const before = new PendingUsage<{ reason: string }>();
+    before.addBatch('s1', { seq: 3, frames: 10 }, true);
+    before.addBatch('s1', { seq: 4, frames: 10 }, false);
+    before.addBatch('s1', { seq: 5, frames: 2 }, false);
+    before.setClose('s1', { reason: 'close_requested' });
+    before.addBatch('s2', { seq: 1, frames: 7 }, false);
+    const saved = JSON.parse(JSON.stringify(before.snapshot()));
+
+    const after = new PendingUsage<{ reason: string }>();
+    after.restore(saved);
+    expect(after.stats()).toEqual(before.stats());
+    expect(after.sessionIds()).toEqual(['s1', 's2']);
+    // s2's interval may have been tried just before the crash: it is not merged with anything new.
+    after.addBatch('s2', { seq: 2, frames: 5 }, false);
+    expect(after.next('s2')).toEqual({ kind: 'batch', batch: { seq: 1, frames: 7 } });
+    after.batchWritten('s2', 1);
+    expect(after.next('s2')).toEqual({ kind: 'batch', batch: { seq: 2, frames: 5 } });
+    const writes: unknown[] = [];
+    for (let write = after.next('s1'); write !== null; write = after.next('s1')) {
+      writes.push(write);
+      if (write.kind === 'batch') after.batchWritten('s1', write.batch.seq);
+      else after.closeWritten('s1');
+    }
+    expect(writes).toEqual([
+      { kind: 'batch', batch: { seq: 3, frames: 10 } },
+      { kind: 'batch', batch: { seq: 4, frames: 12 } },
+      { kind: 'close', close: { reason: 'close_requested' } },
+    ]);
+  });
 });

@@ -34,6 +34,15 @@ interface SessionPending<C> {
 export type PendingWrite<C> =
   { readonly kind: 'batch'; readonly batch: PendingBatch } | { readonly kind: 'close'; readonly close: C };
 
+/** What a store holds, as plain data: saved so that a crash during an outage loses next to nothing. */
+export interface PendingUsageSnapshot<C> {
+  readonly sessions: readonly {
+    readonly sessionId: string;
+    readonly batches: readonly PendingBatch[];
+    readonly close: C | null;
+  }[];
+}
+
 export interface PendingUsageStats {
   readonly sessions: number;
   readonly batches: number;
@@ -110,6 +119,30 @@ export class PendingUsage<C> {
   closeWritten(sessionId: string): void {
     const pending = this.sessions.get(sessionId);
     if (pending !== undefined && pending.intervals.length === 0) this.sessions.delete(sessionId);
+  }
+
+  snapshot(): PendingUsageSnapshot<C> {
+    return {
+      sessions: [...this.sessions].map(([sessionId, pending]) => ({
+        sessionId,
+        batches: pending.intervals.map(({ seq, frames }) => ({ seq, frames })),
+        close: pending.close,
+      })),
+    };
+  }
+
+  /**
+   * Takes back what an earlier process saved. Every batch comes back frozen: its write may have been
+   * tried after the snapshot, so it must be written again with the same id and frames.
+   */
+  restore(snapshot: PendingUsageSnapshot<C>): void {
+    for (const saved of snapshot.sessions) {
+      if (this.sessions.has(saved.sessionId)) continue;
+      this.sessions.set(saved.sessionId, {
+        intervals: saved.batches.map(({ seq, frames }) => ({ seq, frames, frozen: true })),
+        close: saved.close,
+      });
+    }
   }
 
   stats(): PendingUsageStats {
