@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -34,7 +37,10 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
     : await createTestDatabase(target);
   // Suites refuse bad credentials on purpose, far more often than the default of failed
   // authentications per address allows; the throttle's own suite sets the limit it tests.
+  // Each app its own DATA_DIR: what it keeps there during a database outage is its own.
+  const dataDir = mkdtempSync(join(tmpdir(), 'continuum-test-app-'));
   const config = new AppConfig({
+    DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     SPEECH_ENGINE: 'scripted',
     AUTH_FAILURES_PER_MINUTE: '1000000',
@@ -57,6 +63,7 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
     await app.listen(0, '127.0.0.1');
   } catch (error) {
     await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
   const { port } = app.getHttpServer().address() as AddressInfo;
@@ -74,6 +81,7 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
     async close() {
       await app.close();
       await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
