@@ -21,7 +21,13 @@ export type { SessionPhase } from './machine/session.machine';
 export { sameEngineSettings } from './model/session-config-changes';
 export { SessionRegistry } from './runtime/session.registry';
 export { SessionRuntime } from './runtime/session.runtime';
-export { PendingUsage, type PendingBatch, type PendingUsageSnapshot, type PendingUsageStats, type PendingWrite } from './runtime/pending-usage';
+export {
+  PendingUsage,
+  type PendingBatch,
+  type PendingUsageSnapshot,
+  type PendingUsageStats,
+  type PendingWrite,
+} from './runtime/pending-usage';
 export {
   DEFAULT_SESSION_LIMITS,
   framesToSeconds,
