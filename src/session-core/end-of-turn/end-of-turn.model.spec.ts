@@ -1,4 +1,4 @@
-import { endOfTurnProbability, explain, MAX_CONFIDENCE, wordsOf } from './end-of-turn.model';
+import { endOfTurnProbability, explain, MAX_CONFIDENCE, soundsComplete, wordsOf } from './end-of-turn.model';
 
 const p = (silenceMs: number, hypothesis: string, stableMs = 500) =>
   endOfTurnProbability({ silenceMs, hypothesis, stableMs }).probability;
@@ -36,6 +36,22 @@ describe('end-of-turn model', () => {
   it('explains itself as named terms', () => {
     const names = explain({ silenceMs: 100, hypothesis: 'what is the', stableMs: 0 }).map((t) => t.name);
     expect(names).toEqual(['silence', 'continuation', 'unstable']);
+  });
+
+  it('"like" holds a turn only where it wants an object, not after a noun it was misheard for', () => {
+    expect(p(300, 'i would like')).toBeLessThan(0.1);
+    expect(p(300, 'it looks like')).toBeLessThan(0.1);
+    expect(p(300, 'turn on the kitchen like')).toBeGreaterThan(0.9);
+    expect(soundsComplete('turn on the kitchen like')).toBe(true);
+    expect(soundsComplete('i would like')).toBe(false);
+    expect(soundsComplete('')).toBe(false);
+  });
+
+  it('final words are not unstable: how the partials wandered before them does not count', () => {
+    const terms = (final: boolean) =>
+      explain({ silenceMs: 200, hypothesis: 'hello there', stableMs: 0, final }).map((t) => t.name);
+    expect(terms(false)).toContain('unstable');
+    expect(terms(true)).not.toContain('unstable');
   });
 
   it('normalises words', () => {

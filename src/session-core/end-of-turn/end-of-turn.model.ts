@@ -13,7 +13,7 @@
  *                                   "to", "I", "is"…: seldom (negative)
  *            + question             a question that has its object ("what time is it"): positive
  *            + no words yet         the recogniser has not caught up: negative
- *            + unstable             the hypothesis changed within UNSTABLE_MS of audio: negative
+ *            + unstable             a partial hypothesis changed within UNSTABLE_MS of audio: negative
  *            + partial              the words are not yet the recogniser's final ones: negative
  *            + not heard            the recogniser has not yet heard HEARD_PAST_VOICE_MS past the last
  *                                   voice (a busy machine): the last word is unknown, strongly negative
@@ -75,8 +75,17 @@ const CONTINUATION_WORDS = new Set(
   (
     'and but or so because though although unless whereas nor yet if then than before after until since whether ' +
     'the a an this that these those my your his her our their its some any every each no ' +
-    'um uh er ah hmm erm like ' +
+    'um uh er ah hmm erm like ' + // "like": see endingOf
     'of to from with without into onto about for at by in on as'
+  ).split(' '),
+);
+
+/** Words before "like" that make it want an object: "I would like…", "it looks like…", "just like…". */
+const LIKE_WANTS_MORE_AFTER = new Set(
+  (
+    "i you we they he she would i'd you'd we'd they'd he'd she'd 'd should could might do does did don't " +
+    'look looks looked looking feel feels felt sound sounds seem seems something just more much really also ' +
+    'and but or so um uh er'
   ).split(' '),
 );
 
@@ -118,12 +127,36 @@ export function explain(features: EndOfTurnFeatures): EndOfTurnTerm[] {
     terms.push({ name: 'no_words', logOdds: NO_WORDS });
     return terms;
   }
-  const last = words[words.length - 1];
-  if (CONTINUATION_WORDS.has(last)) terms.push({ name: 'continuation', logOdds: CONTINUATION });
-  else if (WEAK_CONTINUATION_WORDS.has(last)) terms.push({ name: 'weak_continuation', logOdds: WEAK_CONTINUATION });
+  const ending = endingOf(words);
+  if (ending === 'continuation') terms.push({ name: 'continuation', logOdds: CONTINUATION });
+  else if (ending === 'weak_continuation') terms.push({ name: 'weak_continuation', logOdds: WEAK_CONTINUATION });
   else if (words.length >= 3 && QUESTION_OPENINGS.has(words[0])) terms.push({ name: 'question', logOdds: QUESTION });
-  if (stableMs < UNSTABLE_MS) terms.push({ name: 'unstable', logOdds: UNSTABLE });
+  // The recogniser's final words are its settled answer: how its partials wandered before them says
+  // nothing about the turn, and depends on how the audio happened to be batched.
+  if (final !== true && stableMs < UNSTABLE_MS) terms.push({ name: 'unstable', logOdds: UNSTABLE });
   return terms;
+}
+
+/**
+ * How the words end: on a word after which a turn almost never ends, seldom ends, or a plain ending.
+ * "like" holds a turn open only where it wants an object ("I would like", "it looks like"); after a
+ * noun ("the kitchen like", the recogniser's guess for "light") it is no reason to wait.
+ */
+export function endingOf(words: readonly string[]): 'continuation' | 'weak_continuation' | 'complete' | 'none' {
+  if (words.length === 0) return 'none';
+  const last = words[words.length - 1];
+  if (last === 'like') {
+    const before = words.length > 1 ? words[words.length - 2] : '';
+    return words.length === 1 || LIKE_WANTS_MORE_AFTER.has(before) ? 'continuation' : 'complete';
+  }
+  if (CONTINUATION_WORDS.has(last)) return 'continuation';
+  if (WEAK_CONTINUATION_WORDS.has(last)) return 'weak_continuation';
+  return 'complete';
+}
+
+/** Whether a turn with these words sounds finished: it has words and does not stop on a continuation. */
+export function soundsComplete(hypothesis: string): boolean {
+  return endingOf(wordsOf(hypothesis)) === 'complete';
 }
 
 /** Lower-case words without punctuation ("Don't," → "don't"). */

@@ -67,7 +67,9 @@ export class SessionTurns {
         event.itemId,
         {
           startMs: event.startMs,
-          audioMs: event.endMs,
+          // Where the session judged the turn over (audio time, the same for the same audio however it
+          // was batched); the engine's item may run a chunk further, to the audio it had when committed.
+          audioMs: finished.endMs ?? event.endMs,
           transcript,
           confidence: finished.confidence,
         },

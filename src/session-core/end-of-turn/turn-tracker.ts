@@ -10,10 +10,17 @@
  *   engine's final transcript arrives (`finish`), with the trigger that ended it.
  * - An eager turn always precedes the end in eager mode, even when one report crosses both
  *   thresholds, so an agent always gets its head start.
+ * - Never later than a timer: a turn whose words sound complete (words, and the last one not a
+ *   continuation such as "and", "the", "is") ends once COMPLETE_TURN_CAP_MS of silence has passed
+ *   since the last voiced sample, whatever the recogniser terms say. A hypothesis that keeps changing
+ *   may delay the end up to the cap but cannot reset it; only words that sound unfinished, judged as
+ *   they are at that audio time, hold the turn past it (to the model's own point, or the timeout).
+ * - Decisions use audio time only (the report's `audioMs`, a VAD frame), so the same audio ends its
+ *   turn at the same point however it was batched; the end remembers that point (`endMs`).
  * - `update` fires every UPDATE_EVERY_MS of audio while a turn is open.
  */
 import type { EndOfTurnSettings } from '../../engines/contract';
-import { endOfTurnProbability } from './end-of-turn.model';
+import { endOfTurnProbability, soundsComplete } from './end-of-turn.model';
 
 export type TurnTrigger = 'model' | 'manual' | 'timeout';
 
@@ -34,9 +41,17 @@ export interface FinishedTurn {
   readonly confidence: number;
   /** Whether an eager end was announced and not resumed (the prepared answer stands). */
   readonly eager: boolean;
+  /** Audio time the session decided the turn was over (model or timeout), if it did. */
+  readonly endMs?: number;
 }
 
 export const UPDATE_EVERY_MS = 250;
+/**
+ * Silence after which a complete-sounding turn ends whatever the model's recogniser terms say: with the
+ * VAD frame and an 80 ms audio chunk the end then reaches the client before a fixed 500 ms silence
+ * timer would have fired.
+ */
+export const COMPLETE_TURN_CAP_MS = 400;
 
 interface OpenTurn {
   readonly itemId: string;
@@ -107,13 +122,17 @@ export class TurnTracker {
     const stableMs = audioMs - turn.changedAtMs;
     turn.confidence = endOfTurnProbability({ silenceMs, hypothesis, stableMs, heardPastVoiceMs, final }).probability;
     const out: TurnDecision[] = [];
+    const manualOnly = settings.eotThreshold >= 1;
+    if (!manualOnly && silenceMs >= COMPLETE_TURN_CAP_MS && soundsComplete(hypothesis)) {
+      turn.confidence = Math.max(turn.confidence, settings.eotThreshold);
+    }
     if (resumed && turn.eager) {
       turn.eager = false;
       out.push(this.decision('resumed', turn));
     }
     const eagerAt = settings.eagerEotThreshold;
     const timedOut = silenceMs >= settings.eotTimeoutMs;
-    const sure = turn.confidence >= settings.eotThreshold && settings.eotThreshold < 1;
+    const sure = turn.confidence >= settings.eotThreshold && !manualOnly;
     if (eagerAt !== null && !turn.eager && (turn.confidence >= eagerAt || sure || timedOut) && silenceMs > 0) {
       turn.eager = true;
       out.push(this.decision('eager', turn));
@@ -154,7 +173,8 @@ export class TurnTracker {
   private end(turn: OpenTurn, trigger: TurnTrigger): TurnDecision {
     turn.ending = trigger;
     const confidence = trigger === 'model' ? turn.confidence : Math.max(turn.confidence, 0);
-    this.ended.set(turn.itemId, { trigger, confidence, eager: turn.eager });
+    const endMs = trigger === 'manual' ? undefined : turn.audioMs;
+    this.ended.set(turn.itemId, { trigger, confidence, eager: turn.eager, ...(endMs === undefined ? {} : { endMs }) });
     return { kind: 'end', itemId: turn.itemId, trigger, progress: this.progressOf(turn) };
   }
 

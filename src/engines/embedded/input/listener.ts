@@ -197,23 +197,33 @@ export class Listener {
     this.reportProgress();
   }
 
-  /** Every VAD frame of an open turn, for the session's end-of-turn model. */
+  /**
+   * Every VAD frame of an open turn, for the session's end-of-turn model. The report waits on the
+   * work chain, behind any recogniser utterance closed before it, so that the words it carries for
+   * audio time t are those the recogniser had for the audio up to t however fast the audio arrived
+   * and however it was batched (a busy decoder delays the report, it does not change it).
+   */
   private reportProgress(): void {
     const lastVoiceEndMs = this.detector.lastVoiceEndMs;
-    if (!this.sessionEndsTurns || this.item === null || lastVoiceEndMs === null) return;
-    const open = this.segmentItem === this.item && this.recognizer.isActive;
-    const partial = open ? this.recognizer.partialWords : [];
-    const hypothesis = [this.item.transcript, ...partial].filter((text) => text.length > 0).join(' ');
-    // A closed segment's words are final: the hypothesis has heard everything so far.
-    const hypothesisMs = open ? Math.floor(this.recognizer.decodedUntil / SAMPLES_PER_MS) : this.vadEndMs;
-    this.events.emit({
-      type: 'turn_progress',
-      itemId: this.item.id,
-      audioMs: this.vadEndMs,
-      silenceMs: Math.max(0, this.vadEndMs - lastVoiceEndMs),
-      hypothesis,
-      hypothesisMs,
-      hypothesisFinal: !open,
+    const item = this.item;
+    if (!this.sessionEndsTurns || item === null || lastVoiceEndMs === null) return;
+    const audioMs = this.vadEndMs;
+    this.enqueue(async () => {
+      if (this.item !== item) return; // ended (committed) meanwhile
+      const open = this.segmentItem === item && this.recognizer.isActive;
+      const partial = open ? this.recognizer.partialWords : [];
+      const hypothesis = [item.transcript, ...partial].filter((text) => text.length > 0).join(' ');
+      // A closed segment's words are final: the hypothesis has heard everything so far.
+      const hypothesisMs = open ? Math.floor(this.recognizer.decodedUntil / SAMPLES_PER_MS) : audioMs;
+      this.events.emit({
+        type: 'turn_progress',
+        itemId: item.id,
+        audioMs,
+        silenceMs: Math.max(0, audioMs - lastVoiceEndMs),
+        hypothesis,
+        hypothesisMs,
+        hypothesisFinal: !open,
+      });
     });
   }
 
