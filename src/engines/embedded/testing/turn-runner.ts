@@ -16,6 +16,11 @@ export interface TurnObservation {
   turn: LabelledTurn;
   /** Turn ends the service reported before the stream was closed, in ms after the last voiced sample. */
   endsAfterSpeechMs: number[];
+  /**
+   * Where on the audio timeline the service put those ends (Flux: EndOfTurn's audio_window_end, the
+   * point the session judged the turn over), in ms after the last voiced sample.
+   */
+  endsAtAudioMs: number[];
   /** Ends reported while the user was still to speak (inside a pause, or earlier). */
   earlyEnds: number;
   eager: number;
@@ -45,7 +50,9 @@ export async function playTurn(
   apiKey: string,
   dialect: TurnDialect,
   turn: LabelledTurn,
+  options: { chunkMs?: number } = {},
 ): Promise<TurnObservation> {
+  const chunkMs = options.chunkMs ?? CHUNK_MS;
   const path = dialect.kind === 'flux' ? '/v2/listen' : '/v1/listen';
   const ws = new WebSocket(`${baseWsUrl}${path}?${dialect.query}`, { headers: { authorization: `Token ${apiKey}` } });
   const messages: Array<{ at: number; message: Record<string, unknown> }> = [];
@@ -62,10 +69,10 @@ export async function playTurn(
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const pcm = Buffer.from(turn.pcm.buffer, turn.pcm.byteOffset, turn.pcm.byteLength);
-  const chunkBytes = CHUNK_MS * 48;
+  const chunkBytes = chunkMs * 48;
   const t0 = performance.now();
   for (let i = 0; i * chunkBytes < pcm.length; i++) {
-    const dueAt = t0 + (i + 1) * CHUNK_MS;
+    const dueAt = t0 + (i + 1) * chunkMs;
     const wait = dueAt - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     ws.send(pcm.subarray(i * chunkBytes, (i + 1) * chunkBytes));
@@ -89,6 +96,13 @@ export async function playTurn(
   return {
     turn,
     endsAfterSpeechMs: ends.filter((m) => m.at >= speechEndAt).map((m) => m.at - speechEndAt),
+    endsAtAudioMs: ends
+      .filter((m) => m.at >= speechEndAt)
+      .map((m) =>
+        dialect.kind === 'flux'
+          ? Number(m.message.audio_window_end) * 1000 - turn.speechEndMs
+          : (Number(m.message.start) + Number(m.message.duration)) * 1000 - turn.speechEndMs,
+      ),
     earlyEnds: ends.filter((m) => m.at < speechEndAt).length,
     eager: before.filter((m) => m.message.event === 'EagerEndOfTurn').length,
     resumed: before.filter((m) => m.message.event === 'TurnResumed').length,

@@ -9,7 +9,7 @@ import { concatAudio, silence, toSessionAudio } from './speech-fixtures';
 import { speechSpan } from './speech-timing';
 import { FliteSynthesizer } from '../output/flite-synthesizer';
 
-export type TurnKind = 'statement' | 'question' | 'paused' | 'trailing_conjunction';
+export type TurnKind = 'statement' | 'question' | 'command' | 'name_number' | 'paused' | 'trailing_conjunction';
 
 export interface TurnSpec {
   kind: TurnKind;
