@@ -12,6 +12,8 @@ packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite build-essent
 if [[ "${1:-}" == "--test" ]]; then
   # Test audio nobody here recorded: LibriVox and "cards" recordings with their transcripts.
   packages+=(pocketsphinx-testdata)
+  # A second synthesiser for the end-of-turn calibration set (src/engines/embedded/testing/calibration-set.ts).
+  packages+=(espeak-ng)
   # kubectl renders the Kubernetes manifests (kustomize); Chromium runs the browser tests of the playground.
   packages+=(kubectl chromium)
   # A real reverse proxy in front of the service (test/deploy/trusted-proxy.e2e-spec.ts).
