@@ -18,12 +18,12 @@
  *            + not heard            the recogniser has not yet heard HEARD_PAST_VOICE_MS past the last
  *                                   voice (a busy machine): the last word is unknown, strongly negative
  *
- * Calibrated on the labelled flite turn set (src/engines/embedded/testing/turn-set.ts, bench/end-of-turn.bench.ts):
- * the midpoint and slope put a plain statement's end at about 190 ms of silence at the default 0.7
- * threshold, so that end of turn lands near 260 ms after the last voiced sample once the VAD's
- * frame and the audio chunk are added; the continuation terms hold a turn that pauses after "and"
- * or "the" open past 850 ms of silence (pauses of 200–600 ms plus the VAD's onset delay). How it was
- * calibrated, step by step: docs/end-of-turn.md.
+ * Calibrated on the tune part of the calibration set (src/engines/embedded/testing/calibration-set.ts,
+ * bench/end-of-turn.bench.ts): the midpoint and slope put a plain statement's end at about 190 ms of
+ * silence at the default 0.7 threshold; the continuation term holds a turn that stops on "and", "the",
+ * "of" or "is" open past 1.1 s of silence (pauses of up to 800 ms plus the VAD's onset delay). The
+ * turn tracker caps the wait of a complete-sounding turn at 400 ms of silence (turn-tracker.ts). How it
+ * was calibrated, step by step: docs/end-of-turn.md.
  */
 export interface EndOfTurnFeatures {
   /** Silence since the last voiced sample, in ms of audio (0 while the user speaks). */
@@ -56,7 +56,7 @@ export interface EndOfTurnEstimate {
 
 export const SILENCE_MIDPOINT_MS = 130;
 export const SILENCE_SLOPE = 0.015;
-const CONTINUATION = -10;
+const CONTINUATION = -14;
 const WEAK_CONTINUATION = -3.5;
 const QUESTION = 0.8;
 const NO_WORDS = -2.5;
@@ -76,7 +76,9 @@ const CONTINUATION_WORDS = new Set(
     'and but or so because though although unless whereas nor yet if then than before after until since whether ' +
     'the a an this that these those my your his her our their its some any every each no ' +
     'um uh er ah hmm erm like ' + // "like": see endingOf
-    'of to from with without into onto about for at by in on as'
+    'of to from with without into onto about for at by in on as ' +
+    // A copula or a want with nothing after it ("my name is", "I need"): the object is still to come.
+    'is are am was were want wants wanted need needs needed'
   ).split(' '),
 );
 
@@ -93,8 +95,8 @@ const LIKE_WANTS_MORE_AFTER = new Set(
 const WEAK_CONTINUATION_WORDS = new Set(
   (
     'i we they he she ' +
-    'is are was were am be been being do does did have has had will would can could should shall may might must ' +
-    'want wanted need needed going gonna wanna tell give get make take put let please ' +
+    'be been being do does did have has had will would can could should shall may might must ' +
+    'going gonna wanna tell give get make take put let please ' +
     'very really just also more most much many which who whose where when while what how why'
   ).split(' '),
 );
