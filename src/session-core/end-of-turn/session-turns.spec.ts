@@ -78,6 +78,12 @@ describe('SessionMachine with end-of-turn confidence', () => {
       trigger: 'model',
       transcript: 'i would like a pizza with cheese',
     });
+    // The end is where the session judged the turn over (a frame of the silence after 1800 ms), not
+    // where the engine's item stopped.
+    const endMs = ended.kind === 'emit' && ended.event.type === 'turn' ? ended.event.endMs : -1;
+    expect(endMs).toBeGreaterThan(1800);
+    expect(endMs).toBeLessThanOrEqual(2200);
+    expect((endMs - 1824) % 32).toBe(0);
   });
 
   it('ends a turn on a manual commit with trigger manual', () => {
