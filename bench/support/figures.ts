@@ -89,6 +89,20 @@ function socketFigures(r: Json, t: Json): CaseFigures {
         value: at.addedLatencyMs?.p99,
         target: t.addedP99Ms !== undefined ? `< ${t.addedP99Ms}` : undefined,
       },
+      ...(at.worstOutputLatenessP99Ms !== undefined
+        ? [
+            {
+              figure: `output lateness p99 at ${at.sessions} sessions (worst run), ms`,
+              value: at.worstOutputLatenessP99Ms,
+              target: t.outputLatenessP99Ms !== undefined ? `< ${t.outputLatenessP99Ms}` : undefined,
+            },
+            {
+              figure: `event-loop delay p99 at ${at.sessions} sessions, ms`,
+              value: at.serverEventLoop?.delayP99Ms,
+              baseline: at.relayEventLoop?.delayP99Ms,
+            },
+          ]
+        : []),
       {
         figure: 'CPU per frame, µs',
         value: at.cpuPerFrameUs,
@@ -105,9 +119,14 @@ function socketFigures(r: Json, t: Json): CaseFigures {
         title: 'Curve (service, with the bare ws relay beside it)',
         columns: [
           'sessions',
+          'run',
           'p99 ms',
           'relay p99 ms',
           'added p99 ms',
+          'output late p99 ms',
+          'loop delay p99 ms',
+          'relay loop delay p99 ms',
+          'timers',
           'CPU µs/frame',
           'relay µs/frame',
           'ratio',
@@ -116,9 +135,14 @@ function socketFigures(r: Json, t: Json): CaseFigures {
         ],
         rows: steps.map((s) => [
           s.sessions,
+          s.run ?? 1,
           s.service?.latencyMs?.p99,
           s.relay?.latencyMs?.p99,
           s.service && s.relay ? tenth(s.service.latencyMs.p99 - s.relay.latencyMs.p99) : null,
+          s.service?.outputLatenessMs?.p99,
+          s.service?.serverEventLoop?.delayP99Ms,
+          s.relay?.serverEventLoop?.delayP99Ms,
+          s.service?.serverEventLoop?.timersMean ?? null,
           s.service?.cpu?.perFrameUs,
           s.relay?.cpu?.perFrameUs,
           s.cpuRatio,
