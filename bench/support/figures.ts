@@ -32,6 +32,7 @@ export type Json = Record<string, any>;
 
 const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> = {
   socket: socketFigures,
+  'socket-before': socketFigures,
   rest: restFigures,
   engine: engineFigures,
   cascade: cascadeFigures,
@@ -47,6 +48,8 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
 /** What each case measures its figures against, side by side in the same run. */
 export const BASELINES: Record<string, string> = {
   socket: 'a bare `ws` relay speaking the same script (bench/support/socket/relay.child.ts)',
+  'socket-before':
+    'the same relay; the service as it was before the shared clock (a timer per session), kept to compare',
   rest: 'a bare Fastify route doing one INSERT into the same PostgreSQL',
   remote: 'the same client talking to the fake engine directly, not through the gateway',
   'socket-dialects': 'the live dialect',
