@@ -270,7 +270,12 @@ interface StepSummary {
   relayOutputLatenessP99Ms: number[];
   cpuPerFrameRatio: number[];
   serviceLoopDelayP99Ms: number[];
+  serviceLoopDelayMaxMs: number[];
   relayLoopDelayP99Ms: number[];
+  /** The service's GC per run: collections per second, longest pause, share of the window in pauses. */
+  serviceGcPerSecond: number[];
+  serviceGcPauseMaxMs: number[];
+  serviceGcPauseShare: number[];
 }
 
 function byStep(steps: StepPair[]): StepSummary[] {
@@ -290,7 +295,11 @@ function byStep(steps: StepPair[]): StepSummary[] {
       relayOutputLatenessP99Ms: runs.map((r) => r.relay.outputLatenessMs.p99),
       cpuPerFrameRatio: runs.map((r) => r.cpuRatio),
       serviceLoopDelayP99Ms: runs.map((r) => r.service.serverEventLoop.delayP99Ms),
+      serviceLoopDelayMaxMs: runs.map((r) => r.service.serverEventLoop.delayMaxMs),
       relayLoopDelayP99Ms: runs.map((r) => r.relay.serverEventLoop.delayP99Ms),
+      serviceGcPerSecond: runs.map((r) => r.service.gc.perSecond),
+      serviceGcPauseMaxMs: runs.map((r) => r.service.gc.pauseMaxMs),
+      serviceGcPauseShare: runs.map((r) => r.service.gc.pauseShare),
     };
   });
 }

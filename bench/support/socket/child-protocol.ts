@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 
 export type ServerKind = 'service' | 'relay';
 
@@ -53,6 +53,37 @@ export interface ServerStats {
   timerCallbacksPerSecond: number;
   /** Share of the window the event loop was busy, 0..1. */
   loopUtilization: number;
+  /** Garbage collections over the window (perf_hooks 'gc' entries; the stats read's own GC excluded). */
+  gc: GcStats;
+}
+
+export interface GcStats {
+  /** Collections of every kind, and their pauses summed and the longest, ms. */
+  count: number;
+  totalPauseMs: number;
+  maxPauseMs: number;
+  /** Scavenges (young generation). */
+  minorCount: number;
+  minorTotalMs: number;
+  minorMaxMs: number;
+  /** Mark-compacts (and their incremental marking steps). */
+  majorCount: number;
+  majorTotalMs: number;
+  majorMaxMs: number;
+}
+
+function emptyGc(): GcStats {
+  return {
+    count: 0,
+    totalPauseMs: 0,
+    maxPauseMs: 0,
+    minorCount: 0,
+    minorTotalMs: 0,
+    minorMaxMs: 0,
+    majorCount: 0,
+    majorTotalMs: 0,
+    majorMaxMs: 0,
+  };
 }
 
 /**
@@ -97,6 +128,25 @@ export function answerStats(): void {
   let timerSamples: number[] = [];
   // A sampler of its own: one timer more in every figure, for both servers alike.
   setInterval(() => timerSamples.push(liveTimers()), 100).unref();
+  let gcStats = emptyGc();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      const ms = entry.duration;
+      gcStats.count++;
+      gcStats.totalPauseMs += ms;
+      gcStats.maxPauseMs = Math.max(gcStats.maxPauseMs, ms);
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        gcStats.minorCount++;
+        gcStats.minorTotalMs += ms;
+        gcStats.minorMaxMs = Math.max(gcStats.minorMaxMs, ms);
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR || kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) {
+        gcStats.majorCount++;
+        gcStats.majorTotalMs += ms;
+        gcStats.majorMaxMs = Math.max(gcStats.majorMaxMs, ms);
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
   let inspector: Session | null = null;
   process.on('message', async (message: StatsRequest) => {
     if (message?.type !== 'stats') return;
@@ -106,6 +156,7 @@ export function answerStats(): void {
       windowStart = performance.now();
       firedAtStart = timerCallbacks?.() ?? 0;
       timerSamples = [];
+      gcStats = emptyGc();
     } else if (message.action === 'profile_start') {
       inspector ??= new Session();
       inspector.connect();
@@ -132,6 +183,8 @@ export function answerStats(): void {
     const seconds = Math.max(1e-3, (performance.now() - windowStart) / 1000);
     const timerCallbacksPerSecond = ((timerCallbacks?.() ?? 0) - firedAtStart) / seconds;
     const loopUtilization = performance.eventLoopUtilization(since).utilization;
+    const gcWindow = gcStats;
+    gcStats = emptyGc(); // the forced GC below is not the window's
     const gc = (globalThis as { gc?: () => void }).gc;
     // Twice: Buffers are freed by the weak callbacks that the first collection schedules.
     if (message.action === 'read' && gc) {
@@ -151,6 +204,7 @@ export function answerStats(): void {
       timersMax: Math.max(...samples),
       timerCallbacksPerSecond,
       loopUtilization,
+      gc: gcWindow,
     };
     process.send!(reply);
   });

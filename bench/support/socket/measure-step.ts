@@ -61,6 +61,18 @@ export interface StepResult {
     timersMax: number;
     timerCallbacksPerSecond: number;
   };
+  /** The server's garbage collections over the window: count per second, pauses (total share of the window, max). */
+  gc: {
+    perSecond: number;
+    pauseTotalMs: number;
+    pauseMaxMs: number;
+    minorPerSecond: number;
+    minorMaxMs: number;
+    majorCount: number;
+    majorMaxMs: number;
+    /** Share of the window spent in GC pauses, 0..1. */
+    pauseShare: number;
+  };
   loadGenerator: { coresUsed: number; sendLatenessP99Ms: number; loopDelayP99Ms: number };
   /** CPU the rest of the machine (other people's work) used during the window, in cores. */
   otherCores: number;
@@ -186,6 +198,16 @@ export async function measureStep(server: ServerProcess, options: MeasureOptions
       timersMax: finalStats?.timersMax ?? 0,
       timerCallbacksPerSecond: round(finalStats?.timerCallbacksPerSecond ?? 0, 0),
     },
+    gc: {
+      perSecond: round((finalStats?.gc?.count ?? 0) / seconds, 1),
+      pauseTotalMs: round(finalStats?.gc?.totalPauseMs ?? 0, 1),
+      pauseMaxMs: round(finalStats?.gc?.maxPauseMs ?? 0, 1),
+      minorPerSecond: round((finalStats?.gc?.minorCount ?? 0) / seconds, 1),
+      minorMaxMs: round(finalStats?.gc?.minorMaxMs ?? 0, 1),
+      majorCount: finalStats?.gc?.majorCount ?? 0,
+      majorMaxMs: round(finalStats?.gc?.majorMaxMs ?? 0, 1),
+      pauseShare: round((finalStats?.gc?.totalPauseMs ?? 0) / 1000 / seconds, 3),
+    },
     loadGenerator: {
       coresUsed: round(ownCpu / seconds, 3),
       sendLatenessP99Ms: o.sendLatenessMs.p99,
@@ -213,7 +235,7 @@ export function stepLine(r: StepResult): string {
     `(n=${r.latencyMs.count}), output late p99 ${r.outputLatenessMs.p99} ms, ` +
     `CPU ${r.cpu.coresUsed} cores = ${r.cpu.perFrameUs} µs/frame, ` +
     `loop delay p50/p99/max ${r.serverEventLoop.delayP50Ms}/${r.serverEventLoop.delayP99Ms}/${r.serverEventLoop.delayMaxMs} ms, ` +
-    `${r.serverEventLoop.timersMean} timers, ${r.serverEventLoop.timerCallbacksPerSecond} timer callbacks/s, RSS ${r.memory.rssMb} MB, ${r.memory.perSessionKb} KB/session retained${db}; ` +
+    `${r.serverEventLoop.timersMean} timers, ${r.serverEventLoop.timerCallbacksPerSecond} timer callbacks/s, GC ${r.gc.perSecond}/s pauses max ${r.gc.pauseMaxMs} ms (${r.gc.majorCount} major, max ${r.gc.majorMaxMs}) ${Math.round(r.gc.pauseShare * 1000) / 10}% of the window, RSS ${r.memory.rssMb} MB, ${r.memory.perSessionKb} KB/session retained${db}; ` +
     `loadgen ${r.loadGenerator.coresUsed} cores, send late p99 ${r.loadGenerator.sendLatenessP99Ms} ms; ` +
     `others ${r.otherCores} cores, load ${r.loadAverage}` +
     `${trouble ? `; ${trouble}${r.problems.firstError ? ` (${r.problems.firstError})` : ''}` : ''} ${r.passed ? 'ok' : 'FAIL'}`
