@@ -48,5 +48,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD ["node", "/app/he
 # `docker stop -t`/`docker run --stop-timeout` (compose: stop_grace_period) at least drain + 3 s.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# Migrations first (a no-op without DATABASE_URL: the embedded database is migrated at start), then the service.
-CMD ["sh", "-c", "node dist/src/bin/migrate.js && exec node dist/src/main.js"]
+# Migrations first (a no-op without DATABASE_URL: the embedded database is migrated at start), then the service,
+# with the young generation it is tuned for (HEAP_NODE_OPTIONS in src/platform/runtime/heap-tuning.ts).
+CMD ["sh", "-c", "node dist/src/bin/migrate.js && exec node --max-semi-space-size=64 dist/src/main.js"]

@@ -3,16 +3,23 @@
  * bare `ws` relay carrying the same traffic, for growing N.
  *
  *   npm run build && node dist/bench/socket.bench.js [--steps 100,250,500] [--window 10] [--warmup 2]
- *                                                     [--binary] [--profile] [--quick]
+ *                                                     [--runs 3] [--binary] [--profile] [--quick]
  *
  * The curve runs 100, 250, 500, 1,000 and 1,500 sessions (--quick: 100, 250 and 500 with 4 s
- * windows, about a minute); targets at 1,000 sessions: p99 under 20 ms above the relay's, CPU
- * per frame ≤ 1.5× the relay's.
+ * windows and one run, about a minute). Each step runs three times (--runs) in one invocation, the
+ * service and the relay alternating which goes first, and every run is recorded: one run is one
+ * sample of a shared machine. Targets at 1,000 sessions, in every run: p99 under 20 ms above the
+ * relay's, output lateness p99 under 30 ms, CPU per frame ≤ 1.5× the relay's; and every larger
+ * step passes in each run where the relay passes.
  *
  * The service (createApp, scripted engine, metering to a scratch PostgreSQL database) and the
  * relay each run in their own child process; this process is the load generator. Every session
  * streams 12.5 frames/s of pcm16 (a 480 ms tone, then silence) and gets a 960 ms reply paced
  * back in real time after each turn (support/socket/script.ts).
+ *
+ * Event loop: the service's (and the relay's) event-loop delay p50/p99/max over the window
+ * (perf_hooks.monitorEventLoopDelay), its busy share, the timers alive and the timer callbacks
+ * run per second: what shows when per-session work runs, not how much of it there is.
  *
  * Latency: three frames per turn cause an event at once, in the same call chain that handles
  * the frame (the first loud frame → speech_started, the frame completing 400 ms of speech → a
@@ -26,7 +33,7 @@
  * the PostgreSQL backends serving the service's database are measured apart. Memory per session:
  * heap + Buffers held after a full GC at the window's end, above the idle server, / N (mean RSS
  * growth is reported too). A step passes with p99 < 50 ms and no failed or dropped sessions,
- * errors or lost events; steps go up until a step at or above 1,000 fails. The machine is shared:
+ * errors or lost events; every step asked for is run. The machine is shared:
  * each step records the CPU other work used meanwhile, and a step that failed while others used
  * more than half a core is repeated once in a quieter moment (both attempts are kept).
  *
@@ -54,6 +61,8 @@ const P99_LIMIT_MS = 50;
 /** Issue 17's targets at TARGET_SESSIONS: p99 over the relay's, and CPU per frame over the relay's. */
 const ADDED_P99_LIMIT_MS = 20;
 const CPU_RATIO_LIMIT = 1.5;
+/** Issue 26: later output frames against their schedule, p99, at TARGET_SESSIONS. */
+const OUTPUT_LATENESS_P99_LIMIT_MS = 30;
 /** The curve: where the knee is, beside the relay at every point. */
 const DEFAULT_STEPS = [100, 250, 500, 1000, 1500];
 const QUICK_STEPS = [100, 250, 500];
@@ -62,9 +71,13 @@ const CONTENDED_CORES = 0.5;
 const MAX_RETRIES = 2;
 const QUIET_WAIT_MS = 15_000;
 
-/** One N, both servers. */
+/** One run of one N, both servers. */
 interface StepPair {
   sessions: number;
+  /** 1, 2, 3…: each step runs `runs` times. */
+  run: number;
+  /** Which server was measured first in this run (they alternate from run to run). */
+  first: 'service' | 'relay';
   service: StepResult;
   relay: StepResult;
   /** Service CPU per frame / relay CPU per frame. */
@@ -79,6 +92,7 @@ interface Options {
   steps: number[];
   windowMs: number;
   warmupMs: number;
+  runs: number;
   binaryOutput: boolean;
   profile: boolean;
 }
@@ -97,6 +111,7 @@ function parseOptions(argv: string[]): Options {
     steps: steps?.length ? steps : quick ? QUICK_STEPS : DEFAULT_STEPS,
     windowMs: Number(value('window') ?? (quick ? 4 : 10)) * 1000,
     warmupMs: Number(value('warmup') ?? (quick ? 1 : 2)) * 1000,
+    runs: Math.max(1, Number(value('runs') ?? (quick ? 1 : 3))),
     binaryOutput: argv.includes('--binary'),
     profile: argv.includes('--profile'),
   };
@@ -157,20 +172,25 @@ async function main(): Promise<void> {
         p99LimitMs: P99_LIMIT_MS,
         profilePath: options.profile ? profileFile(workDir, server.kind, sessions) : null,
       });
-      let pair = await measurePair(service, relay, measure);
-      // A failure while other work used the cores says little about the service: one more try
-      // in a quieter moment, and both attempts are kept.
-      if (!pair.service.passed && pair.service.otherCores > CONTENDED_CORES && retries < MAX_RETRIES) {
-        retries++;
-        const busy = await waitForQuiet(CONTENDED_CORES, QUIET_WAIT_MS);
+      for (let run = 1; run <= options.runs; run++) {
+        const first = run % 2 === 1 ? 'service' : 'relay';
         process.stdout.write(
-          `  others used ${pair.service.otherCores} cores during that step; again (machine now at ${round(busy, 2)} cores)\n`,
+          `  ${sessions} sessions, run ${run}/${options.runs} (${first} first), load ${loadavg()[0]}\n`,
         );
-        const first = pair;
-        pair = { ...(await measurePair(service, relay, measure)), contendedAttempt: first };
+        let pair = await measurePair(service, relay, measure, run, first);
+        // A failure while other work used the cores says little about the service: one more try
+        // in a quieter moment, and both attempts are kept.
+        if (!pair.service.passed && pair.service.otherCores > CONTENDED_CORES && retries < MAX_RETRIES) {
+          retries++;
+          const busy = await waitForQuiet(CONTENDED_CORES, QUIET_WAIT_MS);
+          process.stdout.write(
+            `  others used ${pair.service.otherCores} cores during that step; again (machine now at ${round(busy, 2)} cores)\n`,
+          );
+          const contended = pair;
+          pair = { ...(await measurePair(service, relay, measure, run, first)), contendedAttempt: contended };
+        }
+        steps.push(pair);
       }
-      steps.push(pair);
-      if (!pair.service.passed && sessions >= TARGET_SESSIONS) break;
     }
 
     await Promise.all(servers.map((server) => server.stop()));
@@ -198,11 +218,23 @@ async function measurePair(
   service: ServerProcess,
   relay: ServerProcess,
   measure: (server: ServerProcess) => MeasureOptions,
+  run: number,
+  first: 'service' | 'relay',
 ): Promise<StepPair> {
-  const serviceStep = await measureStep(service, measure(service), measure(service).sessions);
-  process.stdout.write(`  ${stepLine(serviceStep)}\n`);
-  const relayStep = await measureStep(relay, measure(relay), measure(relay).sessions);
-  process.stdout.write(`  ${stepLine(relayStep)}\n`);
+  const one = async (server: ServerProcess) => {
+    const step = await measureStep(server, measure(server), measure(server).sessions);
+    process.stdout.write(`  ${stepLine(step)}\n`);
+    return step;
+  };
+  let serviceStep: StepResult;
+  let relayStep: StepResult;
+  if (first === 'service') {
+    serviceStep = await one(service);
+    relayStep = await one(relay);
+  } else {
+    relayStep = await one(relay);
+    serviceStep = await one(service);
+  }
   const relayUs = Math.max(0.001, relayStep.cpu.perFrameUs);
   const cpuRatio = round(serviceStep.cpu.perFrameUs / relayUs, 2);
   const cpuRatioWithDatabase = round(
@@ -212,7 +244,64 @@ async function measurePair(
   process.stdout.write(
     `  ${serviceStep.sessions} sessions: CPU per frame service/relay ${cpuRatio}x (${cpuRatioWithDatabase}x with the database)\n`,
   );
-  return { sessions: serviceStep.sessions, service: serviceStep, relay: relayStep, cpuRatio, cpuRatioWithDatabase };
+  return {
+    sessions: serviceStep.sessions,
+    run,
+    first,
+    service: serviceStep,
+    relay: relayStep,
+    cpuRatio,
+    cpuRatioWithDatabase,
+  };
+}
+
+/** Per N, over its runs: the worst of each figure, and whether every run met what it should. */
+interface StepSummary {
+  sessions: number;
+  runs: number;
+  servicePassedRuns: number;
+  relayPassedRuns: number;
+  /** Every run in which the relay passed, the service passed too. */
+  passedWhereRelayPassed: boolean;
+  p99Ms: number[];
+  relayP99Ms: number[];
+  addedP99Ms: number[];
+  outputLatenessP99Ms: number[];
+  relayOutputLatenessP99Ms: number[];
+  cpuPerFrameRatio: number[];
+  serviceLoopDelayP99Ms: number[];
+  serviceLoopDelayMaxMs: number[];
+  relayLoopDelayP99Ms: number[];
+  /** The service's GC per run: collections per second, longest pause, share of the window in pauses. */
+  serviceGcPerSecond: number[];
+  serviceGcPauseMaxMs: number[];
+  serviceGcPauseShare: number[];
+}
+
+function byStep(steps: StepPair[]): StepSummary[] {
+  const sizes = [...new Set(steps.map((s) => s.sessions))];
+  return sizes.map((sessions) => {
+    const runs = steps.filter((s) => s.sessions === sessions);
+    return {
+      sessions,
+      runs: runs.length,
+      servicePassedRuns: runs.filter((r) => r.service.passed).length,
+      relayPassedRuns: runs.filter((r) => r.relay.passed).length,
+      passedWhereRelayPassed: runs.every((r) => r.service.passed || !r.relay.passed),
+      p99Ms: runs.map((r) => r.service.latencyMs.p99),
+      relayP99Ms: runs.map((r) => r.relay.latencyMs.p99),
+      addedP99Ms: runs.map((r) => round(r.service.latencyMs.p99 - r.relay.latencyMs.p99, 1)),
+      outputLatenessP99Ms: runs.map((r) => r.service.outputLatenessMs.p99),
+      relayOutputLatenessP99Ms: runs.map((r) => r.relay.outputLatenessMs.p99),
+      cpuPerFrameRatio: runs.map((r) => r.cpuRatio),
+      serviceLoopDelayP99Ms: runs.map((r) => r.service.serverEventLoop.delayP99Ms),
+      serviceLoopDelayMaxMs: runs.map((r) => r.service.serverEventLoop.delayMaxMs),
+      relayLoopDelayP99Ms: runs.map((r) => r.relay.serverEventLoop.delayP99Ms),
+      serviceGcPerSecond: runs.map((r) => r.service.gc.perSecond),
+      serviceGcPauseMaxMs: runs.map((r) => r.service.gc.pauseMaxMs),
+      serviceGcPauseShare: runs.map((r) => r.service.gc.pauseShare),
+    };
+  });
 }
 
 function summarize(
@@ -222,20 +311,44 @@ function summarize(
   elapsedMs: number,
   loadAtStart: number[],
 ) {
-  const maxSessions = Math.max(0, ...steps.filter((s) => s.service.passed).map((s) => s.sessions));
-  const atTarget =
-    steps.find((s) => s.sessions === TARGET_SESSIONS) ??
-    [...steps].reverse().find((s) => s.sessions <= TARGET_SESSIONS) ??
-    steps[0];
-  const ratio = atTarget?.cpuRatio ?? Number.POSITIVE_INFINITY;
+  const summaries = byStep(steps);
+  // The largest N whose every run passed.
+  const maxSessions = Math.max(
+    0,
+    ...summaries.filter((s) => s.servicePassedRuns === s.runs && s.runs > 0).map((s) => s.sessions),
+  );
+  const targetSessions = summaries.some((s) => s.sessions === TARGET_SESSIONS)
+    ? TARGET_SESSIONS
+    : Math.max(
+        ...summaries.filter((s) => s.sessions <= TARGET_SESSIONS).map((s) => s.sessions),
+        steps[0]?.sessions ?? 0,
+      );
+  // The worst run at the target decides: the one with the most added p99.
+  const atTarget = steps
+    .filter((s) => s.sessions === targetSessions)
+    .sort(
+      (a, b) => b.service.latencyMs.p99 - b.relay.latencyMs.p99 - (a.service.latencyMs.p99 - a.relay.latencyMs.p99),
+    )[0];
+  const targetRuns = steps.filter((s) => s.sessions === targetSessions);
+  const ratio = Math.max(...targetRuns.map((s) => s.cpuRatio), 0) || Number.POSITIVE_INFINITY;
   const at = atTarget?.service;
   const addedP99 = at ? round(at.latencyMs.p99 - atTarget.relay.latencyMs.p99, 1) : Number.POSITIVE_INFINITY;
-  const met = maxSessions >= TARGET_SESSIONS && ratio <= CPU_RATIO_LIMIT && addedP99 < ADDED_P99_LIMIT_MS;
+  const worstLateness = Math.max(...targetRuns.map((s) => s.service.outputLatenessMs.p99));
+  const larger = summaries.filter((s) => s.sessions > TARGET_SESSIONS);
+  const met =
+    targetSessions === TARGET_SESSIONS &&
+    targetRuns.every((s) => s.service.passed) &&
+    ratio <= CPU_RATIO_LIMIT &&
+    addedP99 < ADDED_P99_LIMIT_MS &&
+    worstLateness < OUTPUT_LATENESS_P99_LIMIT_MS &&
+    larger.every((s) => s.passedWhereRelayPassed);
+  const runsOf = (s: StepSummary) => s.p99Ms.map((p99, i) => `${p99}/${s.relayP99Ms[i]}`).join(' ');
   const headline = at
-    ? `socket: max ${maxSessions} sessions at p99 < ${P99_LIMIT_MS} ms; at ${atTarget.sessions}: p50 ${at.latencyMs.p50} / p99 ${at.latencyMs.p99} ms ` +
-      `(relay ${atTarget.relay.latencyMs.p50} / ${atTarget.relay.latencyMs.p99}), ${at.cpu.perFrameUs} µs CPU/frame = ${ratio}x relay, ` +
-      `${at.cpu.perSessionPercent}% core and ${at.memory.perSessionKb} KB per session; curve p99 ` +
-      steps.map((s) => `${s.sessions}: ${s.service.latencyMs.p99}/${s.relay.latencyMs.p99}`).join(', ') +
+    ? `socket: max ${maxSessions} sessions at p99 < ${P99_LIMIT_MS} ms in every run; at ${atTarget.sessions} (worst of ${targetRuns.length} runs): ` +
+      `p50 ${at.latencyMs.p50} / p99 ${at.latencyMs.p99} ms (relay ${atTarget.relay.latencyMs.p50} / ${atTarget.relay.latencyMs.p99}), ` +
+      `output late p99 ≤ ${worstLateness} ms, CPU/frame ≤ ${ratio}x relay, ` +
+      `${at.cpu.perSessionPercent}% core and ${at.memory.perSessionKb} KB per session; curve p99 service/relay per run ` +
+      summaries.map((s) => `${s.sessions}: ${runsOf(s)}`).join(', ') +
       ' ms'
     : 'socket: no step ran';
   return {
@@ -246,7 +359,9 @@ function summarize(
       sessions: TARGET_SESSIONS,
       p99Ms: P99_LIMIT_MS,
       addedP99Ms: ADDED_P99_LIMIT_MS,
+      outputLatenessP99Ms: OUTPUT_LATENESS_P99_LIMIT_MS,
       cpuPerFrameRatioVsRelay: CPU_RATIO_LIMIT,
+      largerStepsPassWhereRelayPasses: true,
     },
     results: {
       maxSessionsAtP99: maxSessions,
@@ -260,6 +375,12 @@ function summarize(
               p50: round(at.latencyMs.p50 - atTarget.relay.latencyMs.p50, 1),
               p99: addedP99,
             },
+            run: atTarget.run,
+            runs: targetRuns.length,
+            outputLatenessMs: at.outputLatenessMs,
+            worstOutputLatenessP99Ms: worstLateness,
+            serverEventLoop: at.serverEventLoop,
+            relayEventLoop: atTarget.relay.serverEventLoop,
             otherCoresDuringStep: at.otherCores,
             cpuPerFrameUs: at.cpu.perFrameUs,
             relayCpuPerFrameUs: atTarget.relay.cpu.perFrameUs,
@@ -275,12 +396,14 @@ function summarize(
         steps: options.steps,
         windowMs: options.windowMs,
         warmupMs: options.warmupMs,
+        runs: options.runs,
         outputEncoding: options.binaryOutput ? 'binary' : 'base64',
         profiled: options.profile,
         framesPerSecondPerSession: 12.5,
       },
       loadAverageAtStart: loadAtStart,
       elapsedSeconds: Math.round(elapsedMs / 1000),
+      byStep: summaries,
       steps,
       profile,
     },

@@ -32,6 +32,7 @@ export type Json = Record<string, any>;
 
 const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> = {
   socket: socketFigures,
+  'socket-before': socketFigures,
   rest: restFigures,
   engine: engineFigures,
   cascade: cascadeFigures,
@@ -47,6 +48,8 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
 /** What each case measures its figures against, side by side in the same run. */
 export const BASELINES: Record<string, string> = {
   socket: 'a bare `ws` relay speaking the same script (bench/support/socket/relay.child.ts)',
+  'socket-before':
+    'the same relay; the service as it was before the shared clock (a timer per session), kept to compare',
   rest: 'a bare Fastify route doing one INSERT into the same PostgreSQL',
   remote: 'the same client talking to the fake engine directly, not through the gateway',
   'socket-dialects': 'the live dialect',
@@ -89,6 +92,20 @@ function socketFigures(r: Json, t: Json): CaseFigures {
         value: at.addedLatencyMs?.p99,
         target: t.addedP99Ms !== undefined ? `< ${t.addedP99Ms}` : undefined,
       },
+      ...(at.worstOutputLatenessP99Ms !== undefined
+        ? [
+            {
+              figure: `output lateness p99 at ${at.sessions} sessions (worst run), ms`,
+              value: at.worstOutputLatenessP99Ms,
+              target: t.outputLatenessP99Ms !== undefined ? `< ${t.outputLatenessP99Ms}` : undefined,
+            },
+            {
+              figure: `event-loop delay p99 at ${at.sessions} sessions, ms`,
+              value: at.serverEventLoop?.delayP99Ms,
+              baseline: at.relayEventLoop?.delayP99Ms,
+            },
+          ]
+        : []),
       {
         figure: 'CPU per frame, µs',
         value: at.cpuPerFrameUs,
@@ -105,9 +122,14 @@ function socketFigures(r: Json, t: Json): CaseFigures {
         title: 'Curve (service, with the bare ws relay beside it)',
         columns: [
           'sessions',
+          'run',
           'p99 ms',
           'relay p99 ms',
           'added p99 ms',
+          'output late p99 ms',
+          'loop delay p99 ms',
+          'relay loop delay p99 ms',
+          'timers',
           'CPU µs/frame',
           'relay µs/frame',
           'ratio',
@@ -116,9 +138,14 @@ function socketFigures(r: Json, t: Json): CaseFigures {
         ],
         rows: steps.map((s) => [
           s.sessions,
+          s.run ?? 1,
           s.service?.latencyMs?.p99,
           s.relay?.latencyMs?.p99,
           s.service && s.relay ? tenth(s.service.latencyMs.p99 - s.relay.latencyMs.p99) : null,
+          s.service?.outputLatenessMs?.p99,
+          s.service?.serverEventLoop?.delayP99Ms,
+          s.relay?.serverEventLoop?.delayP99Ms,
+          s.service?.serverEventLoop?.timersMean ?? null,
           s.service?.cpu?.perFrameUs,
           s.relay?.cpu?.perFrameUs,
           s.cpuRatio,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ClockModule } from '../platform/clock/clock.module';
 import { AuthModule } from '../modules/auth';
 import { ClientSecretsModule } from '../modules/client-secrets';
 import { ModelsModule } from '../modules/models';
@@ -14,7 +15,7 @@ import { socketGateway, SocketWiring } from './socket-gateway';
 
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
-  imports: [AuthModule, ClientSecretsModule, ModelsModule, SessionsModule, UsageModule],
+  imports: [AuthModule, ClientSecretsModule, ClockModule, ModelsModule, SessionsModule, UsageModule],
   providers: [
     InstanceIdentity,
     SocketAdmission,

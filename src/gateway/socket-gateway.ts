@@ -7,6 +7,7 @@ import { SPEECH_ENGINE, type SpeechEngine } from '../engines/contract';
 import { ENGINE_REGISTRY, type EngineRegistry } from '../engines/registry/engine-registry';
 import { FailedAuthThrottle } from '../modules/auth';
 import { ModelCatalog } from '../modules/models';
+import { TickScheduler } from '../platform/clock/tick-scheduler';
 import type { Dialect } from './dialect';
 import { MAX_SOCKET_MESSAGE_BYTES } from './connection/socket-limits';
 import { SocketSessions } from './connection/socket-sessions.service';
@@ -24,6 +25,7 @@ export class SocketWiring {
     private readonly models: ModelCatalog,
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
     @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
+    private readonly clock: TickScheduler,
   ) {}
 
   init(dialect: Dialect, server: WebSocketServer): void {
@@ -55,6 +57,8 @@ export class SocketWiring {
         sessionId: admitted.session.sessionId,
         store,
         meter,
+        // The one clock: every session's timers (output pacing, holds, expiry, meter retries) ride its ticks.
+        clock: this.clock,
         logger: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
         limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
       },

@@ -48,7 +48,31 @@ export interface StepResult {
    */
   memory: { rssMb: number; perSessionKb: number; rssPerSessionKb: number; retainedMb: number };
   database: { coresUsed: number; perFrameUs: number } | null;
-  serverEventLoop: { delayP99Ms: number; utilization: number };
+  /**
+   * The server's event loop over the window: delay percentiles (how long a ready callback waited
+   * its turn), busy share, the timers alive (mean, max) and timer callbacks run per second.
+   */
+  serverEventLoop: {
+    delayP50Ms: number;
+    delayP99Ms: number;
+    delayMaxMs: number;
+    utilization: number;
+    timersMean: number;
+    timersMax: number;
+    timerCallbacksPerSecond: number;
+  };
+  /** The server's garbage collections over the window: count per second, pauses (total share of the window, max). */
+  gc: {
+    perSecond: number;
+    pauseTotalMs: number;
+    pauseMaxMs: number;
+    minorPerSecond: number;
+    minorMaxMs: number;
+    majorCount: number;
+    majorMaxMs: number;
+    /** Share of the window spent in GC pauses, 0..1. */
+    pauseShare: number;
+  };
   loadGenerator: { coresUsed: number; sendLatenessP99Ms: number; loopDelayP99Ms: number };
   /** CPU the rest of the machine (other people's work) used during the window, in cores. */
   otherCores: number;
@@ -166,8 +190,23 @@ export async function measureStep(server: ServerProcess, options: MeasureOptions
         ? null
         : { coresUsed: round(dbSeconds / seconds, 3), perFrameUs: round((dbSeconds * 1e6) / frames, 1) },
     serverEventLoop: {
+      delayP50Ms: round(finalStats?.loopDelayP50Ms ?? 0, 1),
       delayP99Ms: round(finalStats?.loopDelayP99Ms ?? 0, 1),
+      delayMaxMs: round(finalStats?.loopDelayMaxMs ?? 0, 1),
       utilization: round(finalStats?.loopUtilization ?? 0, 3),
+      timersMean: round(finalStats?.timersMean ?? 0, 0),
+      timersMax: finalStats?.timersMax ?? 0,
+      timerCallbacksPerSecond: round(finalStats?.timerCallbacksPerSecond ?? 0, 0),
+    },
+    gc: {
+      perSecond: round((finalStats?.gc?.count ?? 0) / seconds, 1),
+      pauseTotalMs: round(finalStats?.gc?.totalPauseMs ?? 0, 1),
+      pauseMaxMs: round(finalStats?.gc?.maxPauseMs ?? 0, 1),
+      minorPerSecond: round((finalStats?.gc?.minorCount ?? 0) / seconds, 1),
+      minorMaxMs: round(finalStats?.gc?.minorMaxMs ?? 0, 1),
+      majorCount: finalStats?.gc?.majorCount ?? 0,
+      majorMaxMs: round(finalStats?.gc?.majorMaxMs ?? 0, 1),
+      pauseShare: round((finalStats?.gc?.totalPauseMs ?? 0) / 1000 / seconds, 3),
     },
     loadGenerator: {
       coresUsed: round(ownCpu / seconds, 3),
@@ -194,7 +233,9 @@ export function stepLine(r: StepResult): string {
   return (
     `${r.server.padEnd(7)} ${String(r.sessions).padStart(5)}: p50 ${r.latencyMs.p50} / p99 ${r.latencyMs.p99} ms ` +
     `(n=${r.latencyMs.count}), output late p99 ${r.outputLatenessMs.p99} ms, ` +
-    `CPU ${r.cpu.coresUsed} cores = ${r.cpu.perFrameUs} µs/frame, RSS ${r.memory.rssMb} MB, ${r.memory.perSessionKb} KB/session retained${db}; ` +
+    `CPU ${r.cpu.coresUsed} cores = ${r.cpu.perFrameUs} µs/frame, ` +
+    `loop delay p50/p99/max ${r.serverEventLoop.delayP50Ms}/${r.serverEventLoop.delayP99Ms}/${r.serverEventLoop.delayMaxMs} ms, ` +
+    `${r.serverEventLoop.timersMean} timers, ${r.serverEventLoop.timerCallbacksPerSecond} timer callbacks/s, GC ${r.gc.perSecond}/s pauses max ${r.gc.pauseMaxMs} ms (${r.gc.majorCount} major, max ${r.gc.majorMaxMs}) ${Math.round(r.gc.pauseShare * 1000) / 10}% of the window, RSS ${r.memory.rssMb} MB, ${r.memory.perSessionKb} KB/session retained${db}; ` +
     `loadgen ${r.loadGenerator.coresUsed} cores, send late p99 ${r.loadGenerator.sendLatenessP99Ms} ms; ` +
     `others ${r.otherCores} cores, load ${r.loadAverage}` +
     `${trouble ? `; ${trouble}${r.problems.firstError ? ` (${r.problems.firstError})` : ''}` : ''} ${r.passed ? 'ok' : 'FAIL'}`

@@ -1,5 +1,6 @@
 /** Starts a benchmark server child (service or relay) and talks to it over IPC. */
 import { fork, type ChildProcess } from 'node:child_process';
+import { HEAP_NODE_OPTIONS } from '../../../src/platform/runtime/heap-tuning';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerKind, ServerReady, ServerStats, StatsRequest } from './child-protocol';
@@ -34,7 +35,8 @@ export class ServerProcess {
     const child = fork(join(__dirname, `${kind}.child.js`), options.args, {
       stdio: ['ignore', log, 'inherit', 'ipc'],
       // --expose-gc: memory per session is measured after a full collection (child-protocol.ts).
-      execArgv: ['--expose-gc', ...(options.execArgv ?? [])],
+      // The service starts with the node options production starts it with (npm start, the image).
+      execArgv: ['--expose-gc', ...(kind === 'service' ? HEAP_NODE_OPTIONS : []), ...(options.execArgv ?? [])],
     });
     closeSync(log); // the child holds its own descriptor
     const ready = await new Promise<ServerReady>((resolve, reject) => {

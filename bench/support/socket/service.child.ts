@@ -10,9 +10,10 @@ import { tuneHeapForStreaming } from '../../../src/platform/runtime/heap-tuning'
 import { AppConfig } from '../../../src/config/app-config';
 import { DatabaseLocation } from '../../../src/platform/database/database.module';
 import { ProjectsService } from '../../../src/modules/projects/projects.service';
-import { answerStats, type ServerReady } from './child-protocol';
+import { answerStats, watchTimers, type ServerReady } from './child-protocol';
 
 async function main(): Promise<void> {
+  watchTimers();
   tuneHeapForStreaming(); // as src/main.ts does: the service is measured as it runs in production
   const url = process.argv[2];
   const config = new AppConfig({

@@ -5,6 +5,8 @@ import { SessionRegistry, SessionRuntime } from '../../session-core/index';
 import { LifecycleState } from '../../modules/health';
 import { MetricsService } from '../../modules/metrics';
 import { SessionEnds, SessionsService } from '../../modules/sessions';
+import type { Rotation } from '../../platform/clock/tick-scheduler';
+import { TickScheduler } from '../../platform/clock/tick-scheduler';
 import { DatabaseAvailability } from '../../platform/database/database-availability';
 import { InstanceIdentity } from './instance-identity';
 import { PendingUsageWriter } from './pending-usage.writer';
@@ -12,6 +14,11 @@ import type { SessionPorts } from './session-ports.factory';
 import { SocketKeepAlive } from './socket-keepalive';
 
 const HEARTBEAT_MS = 5000;
+/**
+ * The heartbeat's rotation: each session beats once per HEARTBEAT_MS, in one of this many slots
+ * (one query per slot, for that slot's sessions), so no beat carries every session at once.
+ */
+const HEARTBEAT_SLOTS = 10;
 const DRAIN_POLL_MS = 250;
 /** After the grace, how long the drain waits for a database that is away to take the usage kept meanwhile. */
 const WRITE_BACK_AT_SHUTDOWN_MS = 1500;
@@ -21,15 +28,19 @@ const WRITE_BACK_AT_SHUTDOWN_MS = 1500;
  * once on this instance, by LISTEN/NOTIFY from another, and by the heartbeat as the fallback), as does a
  * key's revocation (within a heartbeat), the heartbeat keeps the reaper away, keep-alive pings find dead
  * peers, and shutdown drains them: no new sockets, live ones get the grace period, then each is closed
- * and recorded (never left `active`).
+ * and recorded (never left `active`). The heartbeat and the keep-alive run on the shared clock
+ * (TickScheduler), spread over its ticks: each session is in one heartbeat slot and one keep-alive slot.
  */
 @Injectable()
 export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('SocketSessions');
   private readonly registry = new SessionRegistry();
   private readonly keepAlive: SocketKeepAlive;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private heartbeat: Rotation<string> | null = null;
   private beating: Promise<void> | null = null;
+  /** Sessions whose beat came due while another beat was in flight: they go in the next one. */
+  private readonly owed = new Set<string>();
+  private owedAll = false;
 
   constructor(
     private readonly sessions: SessionsService,
@@ -40,11 +51,12 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly ends: SessionEnds,
     private readonly availability: DatabaseAvailability,
     private readonly usage: PendingUsageWriter,
+    private readonly clock: TickScheduler,
   ) {
-    this.keepAlive = new SocketKeepAlive({
-      pingIntervalMs: config.socketPingIntervalMs,
-      pongTimeoutMs: config.socketPongTimeoutMs,
-    });
+    this.keepAlive = new SocketKeepAlive(
+      { pingIntervalMs: config.socketPingIntervalMs, pongTimeoutMs: config.socketPongTimeoutMs },
+      clock,
+    );
   }
 
   onModuleInit(): void {
@@ -58,8 +70,7 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
   }
 
   onApplicationBootstrap(): void {
-    this.heartbeatTimer = setInterval(() => void this.beat(), HEARTBEAT_MS);
-    this.heartbeatTimer.unref();
+    this.heartbeat = this.clock.rotation<string>(HEARTBEAT_MS, HEARTBEAT_SLOTS, (ids) => void this.beat(ids));
   }
 
   /** A socket handshake was refused with this error code (for the metrics). */
@@ -74,6 +85,7 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
   /** Tracks a connection's runtime until it is done, then settles its row; pings its socket meanwhile. */
   track(dialect: string, runtime: SessionRuntime, ports: SessionPorts, ws?: WebSocket): void {
     this.registry.add(runtime);
+    const beats = this.heartbeat?.join(runtime.sessionId) ?? null;
     this.metrics.liveSessions.inc({ dialect });
     if (ws) {
       this.keepAlive.watch(ws, () => {
@@ -84,6 +96,7 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
       });
     }
     void runtime.done.then(async () => {
+      beats?.leave();
       this.metrics.liveSessions.dec({ dialect });
       await ports.settle();
     });
@@ -101,15 +114,25 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
     }
     await this.usage.flushBefore(Date.now() + WRITE_BACK_AT_SHUTDOWN_MS);
     this.keepAlive.stop();
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeat?.clear();
+    this.heartbeat = null;
     await this.beating;
   }
 
-  private async beat(): Promise<void> {
-    if (this.beating || !this.availability.isUp) return;
+  /**
+   * Beats `ids` (a heartbeat slot's sessions), or every session held. One beat at a time: what comes
+   * due meanwhile is owed, and goes in one beat after it (never a queue of beats).
+   */
+  private async beat(ids?: readonly string[]): Promise<void> {
+    if (!this.availability.isUp) return;
+    if (this.beating) {
+      if (ids === undefined) this.owedAll = true;
+      else for (const id of ids) this.owed.add(id);
+      return;
+    }
     this.beating = (async () => {
       try {
-        const { deleted, keyRevoked } = await this.sessions.heartbeat(this.instance.id, this.registry.ids());
+        const { deleted, keyRevoked } = await this.sessions.heartbeat(this.instance.id, ids ?? this.registry.ids());
         await Promise.all([
           ...deleted.map((id) => this.registry.end(id, { kind: 'deleted' })),
           ...keyRevoked.map((id) => this.registry.end(id, { kind: 'key_revoked' })),
@@ -121,5 +144,12 @@ export class SocketSessions implements OnModuleInit, OnApplicationBootstrap, Bef
       }
     })();
     await this.beating;
+    if (this.owedAll || this.owed.size > 0) {
+      const all = this.owedAll;
+      const owed = [...this.owed];
+      this.owedAll = false;
+      this.owed.clear();
+      await this.beat(all ? undefined : owed);
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../session-core';
 import type { Dialect } from '../../dialect';
 import { START_TIMEOUT_MS } from '../../connection/socket-limits';
 import { wsTransport } from '../../connection/ws-transport';
@@ -14,10 +15,11 @@ export const LIVE_DIALECT: Dialect<void> = {
   connect: ({ ws, lock, runtime, engines }) => {
     const connection = new LiveConnection({ ...runtime, engine: engines.default, lock, transport: wsTransport(ws) });
     // A socket that never starts a session must not hold a slot (or a redeemed secret's row) forever.
-    const startTimer = setTimeout(() => {
+    const clock = runtime.clock ?? systemClock;
+    const startTimer = clock.setTimer(() => {
       if (connection.runtime.phase === 'awaiting_start') ws.close(1008, 'session.start not received in time');
     }, START_TIMEOUT_MS);
-    void connection.runtime.done.finally(() => clearTimeout(startTimer));
+    void connection.runtime.done.finally(() => clock.clearTimer(startTimer));
     return connection;
   },
   asyncapi: LIVE_ASYNCAPI,

@@ -1,0 +1,446 @@
+/**
+ * One clock for every session's periodic work (issue 26): a single timer ticks every `tickMs`, and
+ * each tick serves only its share.
+ *
+ * - One-shot timers (a pacer's next frame, a hold, an expiry, a retry) sit in a hashed timing
+ *   wheel: a timer due at time t waits in the bucket of tick ⌈t / tickMs⌉ and runs when that tick
+ *   is served, in due order, never early. Each session's cadence keeps its own phase (a pacer's
+ *   frames stay 80 ms apart from wherever its reply began), so sessions spread over the buckets and
+ *   a tick runs only the timers that fall in it. Setting and clearing a timer is O(1) (an intrusive
+ *   list per bucket); a timer further off than the wheel's span waits its rounds in its bucket.
+ * - Periodic work (keep-alive pings, heartbeats) joins a Rotation: members are spread evenly over
+ *   the rotation's slots (a new member takes the emptiest slot) and each slot is served once per
+ *   period, at its own tick, with its own members only. Leaving is O(1).
+ *
+ * Slow ticks do not pile up: a turn of the clock serves the ticks that have come due, in order,
+ * for at most `turnBudgetMs`, then yields to I/O (setImmediate) and goes on where it stopped; a
+ * tick is served once however late it is, so a rotation's member runs at most once per period and
+ * a late timer runs once. A clock that fell further behind than the wheel's span (a suspended
+ * process) serves everything due in one pass instead of tick by tick. With nothing scheduled, no
+ * timer is armed at all.
+ *
+ * It answers the session core's ClockPort (now / setTimer / clearTimer) as it is: the gateway hands
+ * this one instance to every session runtime. Time comes from a ClockHost, so tests drive it by hand.
+ */
+
+/** Where the scheduler gets its time and its wake-ups: the process's timers, or a test's fakes. */
+export interface ClockHost {
+  /** Monotonic milliseconds: what ticks are counted in. */
+  monotonicMs(): number;
+  /** Epoch milliseconds: what now() answers (session timelines are in epoch ms). */
+  epochMs(): number;
+  /** Calls `wake` after `delayMs` (the next tick); returns what cancels it. */
+  wakeAfter(delayMs: number, wake: () => void): () => void;
+  /** Calls `wake` after pending I/O has had its turn (a turn that ran out of budget goes on). */
+  wakeSoon(wake: () => void): () => void;
+}
+
+/** The process's own timers: one unref'd setTimeout (or one setImmediate) at a time. */
+export const processClockHost: ClockHost = {
+  monotonicMs: () => performance.now(),
+  epochMs: () => Date.now(),
+  wakeAfter: (delayMs, wake) => {
+    // Unref'd: open sockets keep the process alive, the clock alone does not.
+    const timer = setTimeout(wake, delayMs);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+  wakeSoon: (wake) => {
+    const immediate = setImmediate(wake);
+    return () => clearImmediate(immediate);
+  },
+};
+
+export interface TickSchedulerOptions {
+  /** The tick: how finely timers are served (and the most a timer runs late by, on an idle loop). Default 5. */
+  readonly tickMs?: number;
+  /** Buckets of the wheel, a power of two; span = wheelBuckets × tickMs. Default 1024 (about 5 s). */
+  readonly wheelBuckets?: number;
+  /** A turn serving due ticks yields to I/O after this long. Default 4. */
+  readonly turnBudgetMs?: number;
+  readonly host?: ClockHost;
+}
+
+export interface TickSchedulerStats {
+  /** One-shot timers waiting. */
+  readonly timers: number;
+  /** Members of all rotations. */
+  readonly members: number;
+  /** Ticks served so far. */
+  readonly ticks: number;
+  /** Turns (wake-ups) so far. */
+  readonly turns: number;
+  /** Turns that stopped on their budget with work left (and went on after I/O). */
+  readonly yields: number;
+  /** Timer callbacks and rotation slots run so far. */
+  readonly fired: number;
+}
+
+type Task = TimerEntry | SlotTask;
+
+/** A one-shot timer: a node of its bucket's list until it fires or is cleared. */
+class TimerEntry {
+  prev: TimerEntry | null = null;
+  next: TimerEntry | null = null;
+  /** The bucket holding it; -1 once taken out (fired, cleared, or queued to run). */
+  bucket = -1;
+  cancelled = false;
+
+  constructor(
+    readonly due: number,
+    readonly tick: number,
+    readonly seq: number,
+    readonly callback: () => void,
+  ) {}
+
+  fire(): void {
+    if (!this.cancelled) this.callback();
+  }
+}
+
+/** A rotation's slot, queued to run when its tick is served. */
+class SlotTask {
+  constructor(
+    private readonly rotation: Rotation<unknown>,
+    readonly slot: number,
+  ) {}
+
+  fire(): void {
+    this.rotation.serveSlot(this.slot);
+  }
+}
+
+export class TickScheduler {
+  readonly tickMs: number;
+  private readonly host: ClockHost;
+  private readonly mask: number;
+  private readonly turnBudgetMs: number;
+  private readonly heads: (TimerEntry | null)[];
+  private readonly tails: (TimerEntry | null)[];
+  private readonly rotations: Rotation<unknown>[] = [];
+  /** Tasks taken out of served ticks, run in order; `readyAt` is the next to run. */
+  private ready: Task[] = [];
+  private readyAt = 0;
+  /** The last tick served. */
+  private served: number;
+  private cancelWake: (() => void) | null = null;
+  private seq = 0;
+  private timerCount = 0;
+  private memberCount = 0;
+  private running = false;
+  private counters = { ticks: 0, turns: 0, yields: 0, fired: 0 };
+
+  constructor(options: TickSchedulerOptions = {}) {
+    this.tickMs = options.tickMs ?? 5;
+    const buckets = options.wheelBuckets ?? 1024;
+    if (!(this.tickMs > 0)) throw new Error('tickMs must be positive');
+    if (buckets < 2 || (buckets & (buckets - 1)) !== 0) throw new Error('wheelBuckets must be a power of two');
+    this.mask = buckets - 1;
+    this.turnBudgetMs = options.turnBudgetMs ?? 4;
+    this.host = options.host ?? processClockHost;
+    this.heads = new Array<TimerEntry | null>(buckets).fill(null);
+    this.tails = new Array<TimerEntry | null>(buckets).fill(null);
+    this.served = this.currentTick();
+  }
+
+  /** Epoch milliseconds (ClockPort). */
+  now(): number {
+    return this.host.epochMs();
+  }
+
+  /** Runs `callback` once, at the first tick at or after `delayMs` from now (ClockPort). */
+  setTimer(callback: () => void, delayMs: number): TimerEntry {
+    this.wakeFromIdle();
+    const due = this.host.monotonicMs() + Math.max(0, delayMs);
+    // Never into a tick already served (or being served): the next one.
+    const tick = Math.max(Math.ceil(due / this.tickMs), this.served + 1);
+    const entry = new TimerEntry(due, tick, this.seq++, callback);
+    this.link(entry);
+    this.timerCount++;
+    this.arm();
+    return entry;
+  }
+
+  /** Cancels a timer from setTimer(); a timer that fired already, or a foreign handle, is ignored (ClockPort). */
+  clearTimer(handle: unknown): void {
+    if (!(handle instanceof TimerEntry) || handle.cancelled) return;
+    handle.cancelled = true;
+    if (handle.bucket >= 0) {
+      this.unlink(handle);
+      this.timerCount--;
+    }
+  }
+
+  /**
+   * Periodic work spread over `slots` slots of one period: each member runs once per period, at
+   * its slot's tick, by `serve(membersOfTheSlot)` (one call per slot, so a slot's members can share
+   * one query). Slots are at least one tick apart.
+   */
+  rotation<T>(periodMs: number, slots: number, serve: (members: readonly T[]) => void): Rotation<T> {
+    const slotTicks = Math.max(1, Math.round(periodMs / slots / this.tickMs));
+    const rotation = new Rotation<T>(this, Math.max(1, Math.floor(slots)), slotTicks, serve);
+    this.rotations.push(rotation as Rotation<unknown>);
+    return rotation;
+  }
+
+  stats(): TickSchedulerStats {
+    return { timers: this.timerCount, members: this.memberCount, ...this.counters };
+  }
+
+  /** Stops the clock: every timer and member is dropped (the application is shutting down). */
+  stop(): void {
+    for (let b = 0; b <= this.mask; b++) {
+      for (let e = this.heads[b]; e !== null; e = e.next) {
+        e.cancelled = true;
+        e.bucket = -1;
+      }
+      this.heads[b] = this.tails[b] = null;
+    }
+    for (const task of this.ready) if (task instanceof TimerEntry) task.cancelled = true;
+    this.ready = [];
+    this.readyAt = 0;
+    for (const rotation of this.rotations) rotation.clear();
+    this.timerCount = 0;
+    this.memberCount = 0;
+    this.cancelWake?.();
+    this.cancelWake = null;
+  }
+
+  /** @internal Rotation bookkeeping. */
+  membersChanged(delta: number): void {
+    if (delta > 0) this.wakeFromIdle();
+    this.memberCount += delta;
+    if (delta > 0) this.arm();
+  }
+
+  /** An idle clock holds nothing: it starts again from the current tick instead of serving the idle ones. */
+  private wakeFromIdle(): void {
+    if (this.idle && !this.running) this.served = Math.max(this.served, this.currentTick());
+  }
+
+  private currentTick(): number {
+    return Math.floor(this.host.monotonicMs() / this.tickMs);
+  }
+
+  private link(entry: TimerEntry): void {
+    const b = entry.tick & this.mask;
+    entry.bucket = b;
+    entry.prev = this.tails[b];
+    entry.next = null;
+    if (entry.prev === null) this.heads[b] = entry;
+    else entry.prev.next = entry;
+    this.tails[b] = entry;
+  }
+
+  private unlink(entry: TimerEntry): void {
+    const b = entry.bucket;
+    if (entry.prev === null) this.heads[b] = entry.next;
+    else entry.prev.next = entry.next;
+    if (entry.next === null) this.tails[b] = entry.prev;
+    else entry.next.prev = entry.prev;
+    entry.prev = entry.next = null;
+    entry.bucket = -1;
+  }
+
+  private get idle(): boolean {
+    return this.timerCount === 0 && this.memberCount === 0 && this.readyAt >= this.ready.length;
+  }
+
+  /** Makes sure a wake-up is coming: at the next tick boundary, or soon when work is already due. */
+  private arm(): void {
+    if (this.running || this.cancelWake !== null || this.idle) return;
+    const now = this.host.monotonicMs();
+    const behind = this.readyAt < this.ready.length || Math.floor(now / this.tickMs) > this.served;
+    this.cancelWake = behind
+      ? this.host.wakeSoon(this.turn)
+      : this.host.wakeAfter(Math.max(1, Math.ceil((this.served + 1) * this.tickMs - now)), this.turn);
+  }
+
+  /** One wake-up: serve the due ticks in order until done or out of budget. */
+  private readonly turn = (): void => {
+    this.cancelWake = null;
+    this.counters.turns++;
+    const started = this.host.monotonicMs();
+    const target = Math.floor(started / this.tickMs);
+    this.running = true;
+    try {
+      // Far behind (longer than the wheel's span): everything due is served in one pass, not tick by tick.
+      if (target - this.served > this.mask) this.collectAll(target);
+      for (;;) {
+        if (this.readyAt < this.ready.length) {
+          const task = this.ready[this.readyAt];
+          this.ready[this.readyAt++] = undefined as unknown as Task;
+          this.counters.fired++;
+          try {
+            task.fire();
+          } catch (error) {
+            // One session's failure must not stop everyone's clock; it surfaces as Node would report it.
+            queueMicrotask(() => {
+              throw error;
+            });
+          }
+        } else if (this.served < target) {
+          this.ready.length = 0;
+          this.readyAt = 0;
+          this.collect(++this.served);
+        } else break;
+        if (this.host.monotonicMs() - started >= this.turnBudgetMs) break;
+      }
+      if (this.readyAt >= this.ready.length) {
+        this.ready.length = 0;
+        this.readyAt = 0;
+      } else this.counters.yields++;
+    } finally {
+      this.running = false;
+    }
+    this.arm();
+  };
+
+  /** Takes tick `tick`'s due timers (in due order) and its rotation slots into the ready queue. */
+  private collect(tick: number): void {
+    this.counters.ticks++;
+    const b = tick & this.mask;
+    const start = this.ready.length;
+    for (let e = this.heads[b]; e !== null;) {
+      const next = e.next;
+      if (e.tick <= tick) {
+        this.unlink(e);
+        this.timerCount--;
+        this.ready.push(e);
+      }
+      e = next;
+    }
+    if (this.ready.length - start > 1) sortByDue(this.ready, start);
+    for (const rotation of this.rotations) {
+      const task = rotation.taskAt(tick);
+      if (task !== null) this.ready.push(task);
+    }
+  }
+
+  /** Catch-up after a long stall: every timer due by `target` and every slot once, then on from `target`. */
+  private collectAll(target: number): void {
+    this.ready.length = 0;
+    this.readyAt = 0;
+    for (let b = 0; b <= this.mask; b++) {
+      for (let e = this.heads[b]; e !== null;) {
+        const next = e.next;
+        if (e.tick <= target) {
+          this.unlink(e);
+          this.timerCount--;
+          this.ready.push(e);
+        }
+        e = next;
+      }
+    }
+    sortByDue(this.ready, 0);
+    for (const rotation of this.rotations) this.ready.push(...rotation.allTasks());
+    this.counters.ticks++;
+    this.served = target;
+  }
+}
+
+function sortByDue(tasks: Task[], from: number): void {
+  const part = (tasks.slice(from) as TimerEntry[]).sort((a, b) => a.due - b.due || a.seq - b.seq);
+  for (let i = 0; i < part.length; i++) tasks[from + i] = part[i];
+}
+
+/** A member of a rotation; leave() takes it out at once (a slot being served skips it). */
+export interface Membership {
+  leave(): void;
+}
+
+class Member<T> implements Membership {
+  slot = -1;
+  index = -1;
+
+  constructor(
+    private readonly rotation: Rotation<T>,
+    readonly value: T,
+  ) {}
+
+  leave(): void {
+    this.rotation.remove(this);
+  }
+}
+
+/** Periodic work spread over slots (see TickScheduler.rotation). */
+export class Rotation<T> {
+  private readonly slots: Member<T>[][];
+  private readonly tasks: SlotTask[];
+
+  /** @internal Built by TickScheduler.rotation(). */
+  constructor(
+    private readonly scheduler: TickScheduler,
+    slotCount: number,
+    private readonly slotTicks: number,
+    private readonly serve: (members: readonly T[]) => void,
+  ) {
+    this.slots = Array.from({ length: slotCount }, () => []);
+    this.tasks = Array.from({ length: slotCount }, (_, i) => new SlotTask(this as Rotation<unknown>, i));
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const slot of this.slots) n += slot.length;
+    return n;
+  }
+
+  /** How many members each slot holds. */
+  slotSizes(): number[] {
+    return this.slots.map((slot) => slot.length);
+  }
+
+  /** Adds a member to the emptiest slot (the first of them, from the slot served next). */
+  join(value: T): Membership {
+    const member = new Member(this, value);
+    let best = 0;
+    for (let i = 1; i < this.slots.length; i++) if (this.slots[i].length < this.slots[best].length) best = i;
+    member.slot = best;
+    member.index = this.slots[best].length;
+    this.slots[best].push(member);
+    this.scheduler.membersChanged(1);
+    return member;
+  }
+
+  /** @internal */
+  remove(member: Member<T>): void {
+    if (member.slot < 0) return;
+    const slot = this.slots[member.slot];
+    const last = slot.pop()!;
+    if (last !== member) {
+      slot[member.index] = last;
+      last.index = member.index;
+    }
+    member.slot = member.index = -1;
+    this.scheduler.membersChanged(-1);
+  }
+
+  /** @internal The slot task due at `tick`, if a slot of this rotation is served then. */
+  taskAt(tick: number): SlotTask | null {
+    if (tick % this.slotTicks !== 0) return null;
+    const slot = Math.floor(tick / this.slotTicks) % this.slots.length;
+    return this.slots[slot].length > 0 ? this.tasks[slot] : null;
+  }
+
+  /** @internal Every non-empty slot, once (catch-up after a long stall). */
+  allTasks(): SlotTask[] {
+    return this.tasks.filter((task) => this.slots[task.slot].length > 0);
+  }
+
+  /** @internal */
+  serveSlot(slot: number): void {
+    const members = this.slots[slot];
+    if (members.length === 0) return;
+    this.serve(members.map((m) => m.value));
+  }
+
+  /** Drops every member (their leave() does nothing after). */
+  clear(): void {
+    const n = this.size;
+    for (const slot of this.slots) {
+      for (const member of slot) member.slot = member.index = -1;
+      slot.length = 0;
+    }
+    if (n > 0) this.scheduler.membersChanged(-n);
+  }
+}
