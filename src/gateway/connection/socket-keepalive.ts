@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
-import type { Membership, Rotation, TickScheduler } from '../../platform/clock/tick-scheduler';
+import type { Membership, Rotation } from '../../platform/clock/rotation';
+import type { TickScheduler } from '../../platform/clock/tick-scheduler';
 
 export interface KeepAliveSettings {
   /** Between pings on each socket; 0 turns pings (and dead-peer detection) off. */

@@ -5,7 +5,7 @@ import { SessionRegistry, SessionRuntime } from '../../session-core/index';
 import { LifecycleState } from '../../modules/health';
 import { MetricsService } from '../../modules/metrics';
 import { SessionEnds, SessionsService } from '../../modules/sessions';
-import type { Rotation } from '../../platform/clock/tick-scheduler';
+import type { Rotation } from '../../platform/clock/rotation';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
 import { DatabaseAvailability } from '../../platform/database/database-availability';
 import { InstanceIdentity } from './instance-identity';

@@ -23,33 +23,8 @@
  * this one instance to every session runtime. Time comes from a ClockHost, so tests drive it by hand.
  */
 
-/** Where the scheduler gets its time and its wake-ups: the process's timers, or a test's fakes. */
-export interface ClockHost {
-  /** Monotonic milliseconds: what ticks are counted in. */
-  monotonicMs(): number;
-  /** Epoch milliseconds: what now() answers (session timelines are in epoch ms). */
-  epochMs(): number;
-  /** Calls `wake` after `delayMs` (the next tick); returns what cancels it. */
-  wakeAfter(delayMs: number, wake: () => void): () => void;
-  /** Calls `wake` after pending I/O has had its turn (a turn that ran out of budget goes on). */
-  wakeSoon(wake: () => void): () => void;
-}
-
-/** The process's own timers: one unref'd setTimeout (or one setImmediate) at a time. */
-export const processClockHost: ClockHost = {
-  monotonicMs: () => performance.now(),
-  epochMs: () => Date.now(),
-  wakeAfter: (delayMs, wake) => {
-    // Unref'd: open sockets keep the process alive, the clock alone does not.
-    const timer = setTimeout(wake, delayMs);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-  wakeSoon: (wake) => {
-    const immediate = setImmediate(wake);
-    return () => clearImmediate(immediate);
-  },
-};
+import { type ClockHost, processClockHost } from './clock-host';
+import { Rotation, type SlotTask } from './rotation';
 
 export interface TickSchedulerOptions {
   /** The tick: how finely timers are served (and the most a timer runs late by, on an idle loop). Default 5. */
@@ -95,18 +70,6 @@ class TimerEntry {
 
   fire(): void {
     if (!this.cancelled) this.callback();
-  }
-}
-
-/** A rotation's slot, queued to run when its tick is served. */
-class SlotTask {
-  constructor(
-    private readonly rotation: Rotation<unknown>,
-    readonly slot: number,
-  ) {}
-
-  fire(): void {
-    this.rotation.serveSlot(this.slot);
   }
 }
 
@@ -178,7 +141,12 @@ export class TickScheduler {
    */
   rotation<T>(periodMs: number, slots: number, serve: (members: readonly T[]) => void): Rotation<T> {
     const slotTicks = Math.max(1, Math.round(periodMs / slots / this.tickMs));
-    const rotation = new Rotation<T>(this, Math.max(1, Math.floor(slots)), slotTicks, serve);
+    const rotation = new Rotation<T>(
+      (delta) => this.membersChanged(delta),
+      Math.max(1, Math.floor(slots)),
+      slotTicks,
+      serve,
+    );
     this.rotations.push(rotation as Rotation<unknown>);
     return rotation;
   }
@@ -206,8 +174,7 @@ export class TickScheduler {
     this.cancelWake = null;
   }
 
-  /** @internal Rotation bookkeeping. */
-  membersChanged(delta: number): void {
+  private membersChanged(delta: number): void {
     if (delta > 0) this.wakeFromIdle();
     this.memberCount += delta;
     if (delta > 0) this.arm();
@@ -342,105 +309,4 @@ export class TickScheduler {
 function sortByDue(tasks: Task[], from: number): void {
   const part = (tasks.slice(from) as TimerEntry[]).sort((a, b) => a.due - b.due || a.seq - b.seq);
   for (let i = 0; i < part.length; i++) tasks[from + i] = part[i];
-}
-
-/** A member of a rotation; leave() takes it out at once (a slot being served skips it). */
-export interface Membership {
-  leave(): void;
-}
-
-class Member<T> implements Membership {
-  slot = -1;
-  index = -1;
-
-  constructor(
-    private readonly rotation: Rotation<T>,
-    readonly value: T,
-  ) {}
-
-  leave(): void {
-    this.rotation.remove(this);
-  }
-}
-
-/** Periodic work spread over slots (see TickScheduler.rotation). */
-export class Rotation<T> {
-  private readonly slots: Member<T>[][];
-  private readonly tasks: SlotTask[];
-
-  /** @internal Built by TickScheduler.rotation(). */
-  constructor(
-    private readonly scheduler: TickScheduler,
-    slotCount: number,
-    private readonly slotTicks: number,
-    private readonly serve: (members: readonly T[]) => void,
-  ) {
-    this.slots = Array.from({ length: slotCount }, () => []);
-    this.tasks = Array.from({ length: slotCount }, (_, i) => new SlotTask(this as Rotation<unknown>, i));
-  }
-
-  get size(): number {
-    let n = 0;
-    for (const slot of this.slots) n += slot.length;
-    return n;
-  }
-
-  /** How many members each slot holds. */
-  slotSizes(): number[] {
-    return this.slots.map((slot) => slot.length);
-  }
-
-  /** Adds a member to the emptiest slot (the first of them, from the slot served next). */
-  join(value: T): Membership {
-    const member = new Member(this, value);
-    let best = 0;
-    for (let i = 1; i < this.slots.length; i++) if (this.slots[i].length < this.slots[best].length) best = i;
-    member.slot = best;
-    member.index = this.slots[best].length;
-    this.slots[best].push(member);
-    this.scheduler.membersChanged(1);
-    return member;
-  }
-
-  /** @internal */
-  remove(member: Member<T>): void {
-    if (member.slot < 0) return;
-    const slot = this.slots[member.slot];
-    const last = slot.pop()!;
-    if (last !== member) {
-      slot[member.index] = last;
-      last.index = member.index;
-    }
-    member.slot = member.index = -1;
-    this.scheduler.membersChanged(-1);
-  }
-
-  /** @internal The slot task due at `tick`, if a slot of this rotation is served then. */
-  taskAt(tick: number): SlotTask | null {
-    if (tick % this.slotTicks !== 0) return null;
-    const slot = Math.floor(tick / this.slotTicks) % this.slots.length;
-    return this.slots[slot].length > 0 ? this.tasks[slot] : null;
-  }
-
-  /** @internal Every non-empty slot, once (catch-up after a long stall). */
-  allTasks(): SlotTask[] {
-    return this.tasks.filter((task) => this.slots[task.slot].length > 0);
-  }
-
-  /** @internal */
-  serveSlot(slot: number): void {
-    const members = this.slots[slot];
-    if (members.length === 0) return;
-    this.serve(members.map((m) => m.value));
-  }
-
-  /** Drops every member (their leave() does nothing after). */
-  clear(): void {
-    const n = this.size;
-    for (const slot of this.slots) {
-      for (const member of slot) member.slot = member.index = -1;
-      slot.length = 0;
-    }
-    if (n > 0) this.scheduler.membersChanged(-n);
-  }
 }

@@ -3,7 +3,7 @@
  * to play a slow tick). Wake-ups run in order: "soon" ones first (they stand for setImmediate),
  * then timed ones as time reaches them.
  */
-import type { ClockHost } from '../tick-scheduler';
+import type { ClockHost } from '../clock-host';
 
 interface Wake {
   readonly at: number;
