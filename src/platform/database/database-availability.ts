@@ -74,6 +74,12 @@ export interface DatabaseAvailabilityOptions {
   probeIntervalMs?: number;
   /** A probe slower than this is a failure (default 1200 ms): what finds a partition. */
   probeTimeoutMs?: number;
+  /**
+   * The server runs one statement at a time (the embedded database): a probe waits behind the pool's
+   * statements in flight, so its time limit counts only while none is running. A long statement there
+   * is work, not an outage, and cutting its connection would lose it.
+   */
+  serialised?: boolean;
   log: AvailabilityLog;
 }
 
@@ -96,6 +102,8 @@ export class DatabaseAvailability {
   private probing = false;
   private stopped = false;
   private readonly clients = new Set<PoolClient>();
+  /** Pool statements sent and not yet answered. */
+  private inFlight = 0;
   private readonly upListeners: Listener[] = [];
   private readonly probeIntervalMs: number;
   private readonly probeTimeoutMs: number;
@@ -191,7 +199,9 @@ export class DatabaseAvailability {
       const last = args[args.length - 1];
       if (typeof last === 'function') {
         const cb = last as (error: unknown, ...rest: unknown[]) => void;
+        this.inFlight++;
         args[args.length - 1] = (error: unknown, ...rest: unknown[]) => {
+          this.inFlight--;
           if (error) failed(error);
           cb(error, ...rest);
         };
@@ -199,7 +209,14 @@ export class DatabaseAvailability {
       }
       const result = query(...args);
       if (result && typeof (result as Promise<unknown>).then === 'function') {
-        (result as Promise<unknown>).catch(failed);
+        this.inFlight++;
+        (result as Promise<unknown>).then(
+          () => this.inFlight--,
+          (error: unknown) => {
+            this.inFlight--;
+            failed(error);
+          },
+        );
       }
       return result;
     };
@@ -244,10 +261,12 @@ export class DatabaseAvailability {
   private async ping(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`the database did not answer within ${this.probeTimeoutMs} ms`)),
-        this.probeTimeoutMs,
-      );
+      const expire = () => {
+        // On a serialised server the probe is queued behind the statements in flight: wait them out.
+        if (this.options.serialised && this.inFlight > 0) timer = setTimeout(expire, this.probeTimeoutMs);
+        else reject(new Error(`the database did not answer within ${this.probeTimeoutMs} ms`));
+      };
+      timer = setTimeout(expire, this.probeTimeoutMs);
     });
     try {
       await Promise.race([
@@ -255,7 +274,8 @@ export class DatabaseAvailability {
           if (!this.probeClient) {
             const client = new Client({
               ...this.options.client,
-              connectionTimeoutMillis: this.probeTimeoutMs,
+              // Serialised: a connection's start-up also queues behind the statements in flight.
+              connectionTimeoutMillis: this.options.serialised ? 0 : this.probeTimeoutMs,
               application_name: 'continuum-probe',
             });
             client.on('error', () => undefined);

@@ -36,6 +36,7 @@ export class DatabaseModule implements OnApplicationShutdown {
       client: { connectionString: location.url, ...CONNECTION_LIMITS },
       // The embedded server serves one transaction at a time: a long one must not read as an outage.
       probeTimeoutMs: location.embedded ? 5000 : 1200,
+      serialised: location.embedded !== null,
       log: { warn: (m) => DatabaseModule.logger.warn(m), log: (m) => DatabaseModule.logger.log(m) },
     });
     const availabilityProvider = { provide: DatabaseAvailability, useValue: availability };
