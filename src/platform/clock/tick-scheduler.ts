@@ -268,6 +268,16 @@ export class TickScheduler {
     this.counters.ticks++;
     const b = tick & this.mask;
     const start = this.ready.length;
+    this.takeDue(b, tick);
+    if (this.ready.length - start > 1) sortByDue(this.ready, start);
+    for (const rotation of this.rotations) {
+      const task = rotation.taskAt(tick);
+      if (task !== null) this.ready.push(task);
+    }
+  }
+
+  /** Moves bucket `b`'s timers due by `tick` to the ready queue (later rounds stay). */
+  private takeDue(b: number, tick: number): void {
     for (let e = this.heads[b]; e !== null;) {
       const next = e.next;
       if (e.tick <= tick) {
@@ -277,11 +287,6 @@ export class TickScheduler {
       }
       e = next;
     }
-    if (this.ready.length - start > 1) sortByDue(this.ready, start);
-    for (const rotation of this.rotations) {
-      const task = rotation.taskAt(tick);
-      if (task !== null) this.ready.push(task);
-    }
   }
 
   /** Catch-up after a long stall: every timer due by `target` and every slot once, then on from `target`. */
@@ -289,15 +294,7 @@ export class TickScheduler {
     this.ready.length = 0;
     this.readyAt = 0;
     for (let b = 0; b <= this.mask; b++) {
-      for (let e = this.heads[b]; e !== null;) {
-        const next = e.next;
-        if (e.tick <= target) {
-          this.unlink(e);
-          this.timerCount--;
-          this.ready.push(e);
-        }
-        e = next;
-      }
+      this.takeDue(b, target);
     }
     sortByDue(this.ready, 0);
     for (const rotation of this.rotations) this.ready.push(...rotation.allTasks());
