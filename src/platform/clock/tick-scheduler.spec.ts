@@ -9,6 +9,24 @@ const setup = (options: { tickMs?: number; wheelBuckets?: number; turnBudgetMs?:
 
 describe('TickScheduler', () => {
   describe('timers', () => {
+    it('by default serves a timer within a tick of 1 ms (plus the wake-up rounding to whole ms) of its due time', () => {
+      const host = new ManualClockHost(1000.25);
+      const clock = new TickScheduler({ host });
+      const lateBy: number[] = [];
+      // Due times at every fraction of the default tick, as pacers of many sessions set them.
+      for (const delay of [0.5, 1.9, 2.1, 3.3, 4.2, 79.9, 80.4, 2500.7]) {
+        const due = host.monotonicMs() + delay;
+        clock.setTimer(() => lateBy.push(host.monotonicMs() - due), delay);
+      }
+      host.advance(3000);
+      expect(lateBy).toHaveLength(8);
+      for (const late of lateBy) {
+        expect(late).toBeGreaterThanOrEqual(0);
+        // One tick, plus the wake-up's rounding to whole ms (as setTimeout's); 5 ms ticks let it reach ~6.
+        expect(late).toBeLessThan(2);
+      }
+    });
+
     it('runs timers in due order (ties in the order they were set), never before they are due', () => {
       const { host, clock } = setup();
       const fired: string[] = [];
