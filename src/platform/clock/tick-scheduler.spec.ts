@@ -146,6 +146,28 @@ describe('TickScheduler', () => {
       expect(fired).toEqual(Array.from({ length: 20 }, (_, i) => i));
     });
 
+    it('after yielding, goes on for as long as the I/O in between took: a clock behind catches up', () => {
+      const { host, clock } = setup({ turnBudgetMs: 4 });
+      const fired: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        clock.setTimer(() => {
+          fired.push(i);
+          host.spend(1); // each callback takes 1 ms
+        }, 5);
+      }
+      host.step(); // the first turn: its 4 ms budget
+      expect(fired).toHaveLength(4);
+      host.spend(10); // the I/O it yielded to took 10 ms (a backlog of input after a stall)
+      host.step(); // going on: as long as that I/O took
+      expect(fired).toHaveLength(14);
+      expect(clock.stats().yields).toBe(2);
+      host.spend(2); // a short pass of I/O: the budget is back to 4 ms
+      host.step();
+      expect(fired).toHaveLength(18);
+      host.advance(0);
+      expect(fired).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    });
+
     it('serves a late tick once: a rotation member runs once per period however long the stall', () => {
       const { host, clock } = setup();
       const runs: number[] = [];
