@@ -15,6 +15,7 @@ import { buildCalibrationSet, CalibrationTurn } from '../src/engines/embedded/te
 import { estimatePitch, semitones } from '../src/engines/listening/pitch';
 import { SileroVadModel, VAD_FRAME_MS } from '../src/engines/listening/silero-vad';
 import { TurnDetector } from '../src/engines/listening/turn-detector';
+import { COMPLETE_TURN_CAP_MS } from '../src/session-core/end-of-turn/turn-tracker';
 
 const SAMPLES_PER_MS = 24;
 const HOP_MS = 10;
@@ -347,9 +348,9 @@ async function main(): Promise<void> {
           const point = at.find((p) => p.id === row.id && p.kind === 'break');
           return point !== undefined && flagged(point);
         });
-        const saved = hits.filter((row) => (maxSilence.get(row.id) ?? Infinity) < EXTENDED_CAP_MS);
+        const below = (cap: number): number => hits.filter((row) => (maxSilence.get(row.id) ?? Infinity) < cap).length;
         console.log(
-          `      bench's held-out false ends flagged: ${hits.length}/${bench.length} (${hits.map((r) => `${r.id} ${r.pauseMs}`).join(', ')}); pause's silence below ${EXTENDED_CAP_MS} ms: ${saved.length}`,
+          `      bench's held-out false ends flagged: ${hits.length}/${bench.length} (${hits.map((r) => `${r.id} ${r.pauseMs}`).join(', ')}); pause's silence below the ${COMPLETE_TURN_CAP_MS} ms cap: ${below(COMPLETE_TURN_CAP_MS)}, below ${EXTENDED_CAP_MS} ms: ${below(EXTENDED_CAP_MS)}`,
         );
       }
     }
