@@ -1,7 +1,7 @@
 /**
  * Offline probe (no sockets): can the speech's prosody at the last voiced sample tell a sentence end
  * from a mid-sentence break? Synthesises the end-of-turn calibration set, tracks F0 and level with
- * the pitch module (src/engines/listening/pitch.ts) on the 24 kHz audio the listener receives, using
+ * the pitch module (src/engines/embedded/testing/pitch.ts) on the 24 kHz audio the listener receives, using
  * only audio up to each point, and prints candidate features at the true last voiced sample before
  * each pause (paused turns: "break") and at the end of every turn ("end"), per voice and split.
  * A threshold is chosen on the tune part only and applied to the held-out part.
@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { buildCalibrationSet, CalibrationTurn } from '../src/engines/embedded/testing/calibration-set';
-import { estimatePitch, semitones } from '../src/engines/listening/pitch';
+import { estimatePitch, semitones } from '../src/engines/embedded/testing/pitch';
 import { SileroVadModel, VAD_FRAME_MS } from '../src/engines/listening/silero-vad';
 import { TurnDetector } from '../src/engines/listening/turn-detector';
 import { COMPLETE_TURN_CAP_MS } from '../src/session-core/end-of-turn/turn-tracker';

@@ -1,4 +1,4 @@
-import { buildCalibrationSet } from '../embedded/testing/calibration-set';
+import { buildCalibrationSet } from './calibration-set';
 import { estimatePitch, semitones } from './pitch';
 
 const RATE = 24_000;
