@@ -54,7 +54,7 @@ export interface EndOfTurnEstimate {
   terms: EndOfTurnTerm[];
 }
 
-export const SILENCE_MIDPOINT_MS = 130;
+export const SILENCE_MIDPOINT_MS = 120;
 export const SILENCE_SLOPE = 0.015;
 const CONTINUATION = -14;
 const WEAK_CONTINUATION = -3.5;
