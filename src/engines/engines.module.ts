@@ -1,5 +1,8 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { ClockModule } from '../platform/clock/clock.module';
+import { TickScheduler } from '../platform/clock/tick-scheduler';
+import type { Timers } from '../platform/clock/timers';
 import { MODEL_IDS } from '../session-core';
 import { CAPACITY_GATE, type CapacityGate } from './capacity-gate';
 import { SPEECH_ENGINE } from './contract';
@@ -11,11 +14,12 @@ import { ENGINE_REGISTRY, EngineRegistry } from './registry/engine-registry';
 const CAPACITY_RETRY_MS = 2000;
 
 /** Creates the engines of the document: a bad one stops the start. */
-export function createRegistry(config: AppConfig, meters?: EngineMeters): EngineRegistry {
+export function createRegistry(config: AppConfig, meters?: EngineMeters, clock?: Timers): EngineRegistry {
   return new EngineRegistry(enginesDocument(config, MODEL_IDS), {
     credential: (ref) => config.credential(ref),
     logger: (name) => new Logger(`Engine:${name}`),
     defaultMaxStreams: config.engineMaxStreams,
+    clock,
     serve: meters ? (name, engine) => instrumentEngine(engine, meters, name) : undefined,
   });
 }
@@ -36,10 +40,11 @@ function capacityGate(engines: EngineRegistry): CapacityGate {
  */
 @Global()
 @Module({
+  imports: [ClockModule],
   providers: [
     {
       provide: ENGINE_REGISTRY,
-      inject: [AppConfig, { token: ENGINE_METERS, optional: true }],
+      inject: [AppConfig, { token: ENGINE_METERS, optional: true }, TickScheduler],
       useFactory: createRegistry,
     },
     { provide: SPEECH_ENGINE, useExisting: ENGINE_REGISTRY },

@@ -6,6 +6,7 @@
  * session holds one of its streams; the chat and speech servers are shared HTTP endpoints. The
  * listener belongs to whoever made it (the engines registry starts and shuts it down).
  */
+import { nodeTimers, type Timers } from '../../platform/clock/timers';
 import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../contract';
 import { CascadeStream } from './cascade-stream';
 import type { CascadeEngineOptions } from './cascade.options';
@@ -20,8 +21,8 @@ export interface CascadeLogger {
 
 export interface CascadeEngineExtras {
   logger?: CascadeLogger;
-  /** The voice's clock (tests). */
-  now?: () => number;
+  /** What the voice is paced on (the service's one clock); node's timers by default. */
+  clock?: Timers;
 }
 
 export class CascadeEngine implements SpeechEngine {
@@ -57,7 +58,7 @@ export class CascadeEngine implements SpeechEngine {
       systemPrompt: this.options.systemPrompt,
       historyMessages: this.options.historyMessages,
       maxSentenceChars: this.options.maxSentenceChars,
-      voice: { leadMs: this.options.outputLeadMs, chunkMs: 80, now: this.extras.now ?? (() => performance.now()) },
+      voice: { leadMs: this.options.outputLeadMs, chunkMs: 80, clock: this.extras.clock ?? nodeTimers },
       warn: (message) => logger?.warn?.(`cascade stream ${config.sessionId}: ${message}`),
       error: (message) => logger?.error?.(message),
       release: () => this.streams.delete(stream),

@@ -10,6 +10,7 @@
  * types below are the registry's (src/engines/registry/engine-kind.ts), written structurally so
  * this folder stands on its own; listing `cascadeKind` in src/engines/engine-kinds.ts registers it.
  */
+import type { Timers } from '../../platform/clock/timers';
 import type { SpeechEngine } from '../contract';
 import { createCascadeEngine } from './cascade.engine';
 import {
@@ -31,6 +32,7 @@ interface KindContext {
   engine(name: string): SpeechEngine;
   credential(ref: CredentialRef): string | undefined;
   readonly logger: { warn(message: string): void; error(message: string): void };
+  readonly clock?: Timers;
 }
 
 export interface CascadeKindSettings extends CascadeSettings {
@@ -69,6 +71,9 @@ export const cascadeKind = {
       if (error instanceof CascadeConfigError) throw new Error(`engine ${context.name}: ${error.key} ${error.problem}`);
       throw error;
     }
-    return createCascadeEngine(options, context.engine(settings.listener), { logger: context.logger });
+    return createCascadeEngine(options, context.engine(settings.listener), {
+      logger: context.logger,
+      clock: context.clock,
+    });
   },
 };

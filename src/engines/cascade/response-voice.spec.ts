@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../contract';
+import { nodeTimers } from '../../platform/clock/timers';
 import { ResponseVoice } from './response-voice';
 
 const ms = (n: number) => Buffer.alloc(n * 48);
@@ -10,7 +11,7 @@ describe('ResponseVoice', () => {
   beforeEach(() => {
     jest.useFakeTimers({ now: 0 });
     events.length = 0;
-    voice = new ResponseVoice('item_out', { leadMs: 160, chunkMs: 80, now: () => Date.now() }, (e) => events.push(e));
+    voice = new ResponseVoice('item_out', { leadMs: 160, chunkMs: 80, clock: nodeTimers }, (e) => events.push(e));
   });
   afterEach(() => {
     voice.interrupt();

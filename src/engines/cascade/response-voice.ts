@@ -9,6 +9,7 @@
  * to their letters, known once the sentence's audio is complete (the speech server usually
  * finishes a sentence well before it is played; if not, its words follow as soon as it does).
  */
+import type { TimerHandle, Timers } from '../../platform/clock/timers';
 import type { EngineEvent } from '../contract';
 
 const BYTES_PER_MS = 48;
@@ -17,7 +18,8 @@ export interface VoiceOptions {
   leadMs: number;
   /** Largest audio event, in ms. */
   chunkMs: number;
-  now: () => number;
+  /** What the audio is paced on. */
+  clock: Timers;
 }
 
 interface TimedWord {
@@ -38,7 +40,7 @@ export class ResponseVoice {
   private complete = false;
   private ended = false;
   private clockStart: number | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: TimerHandle | null = null;
   private readonly spoken: string[] = [];
   private settle!: () => void;
   /** Resolves once the response is done (played out or interrupted). */
@@ -98,7 +100,7 @@ export class ResponseVoice {
   /** What the listener has heard so far (all of it once the response played out). */
   spokenText(): string {
     if (this.ended) return this.spoken.join(' ');
-    const heardMs = this.clockStart === null ? 0 : this.options.now() - this.clockStart;
+    const heardMs = this.clockStart === null ? 0 : this.options.clock.now() - this.clockStart;
     const untilMs = Math.min(heardMs, this.sentBytes / BYTES_PER_MS);
     return this.words
       .filter((w) => w.startMs < untilMs)
@@ -108,9 +110,9 @@ export class ResponseVoice {
 
   private pump(): void {
     if (this.ended) return;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== null) this.options.clock.clearTimer(this.timer);
     this.timer = null;
-    const now = this.options.now();
+    const now = this.options.clock.now();
     this.clockStart ??= now;
     // Playback cannot run ahead of what was sent: after a stall its clock restarts from here.
     const sentMs = () => this.sentBytes / BYTES_PER_MS;
@@ -126,7 +128,7 @@ export class ResponseVoice {
     }
     if (this.bufferedBytes > 0) {
       const dueIn = this.clockStart + sentMs() - this.options.leadMs - now;
-      this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil(dueIn)));
+      this.timer = this.options.clock.setTimer(() => this.pump(), Math.max(1, Math.ceil(dueIn)));
     }
   }
 
@@ -170,7 +172,7 @@ export class ResponseVoice {
     if (this.ended) return;
     if (!interrupted) this.sendWords(Number.POSITIVE_INFINITY);
     this.ended = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== null) this.options.clock.clearTimer(this.timer);
     this.timer = null;
     this.pieces.length = 0;
     this.bufferedBytes = 0;

@@ -13,6 +13,7 @@ import {
   SpeechEngine,
 } from '../contract';
 import { PocketsphinxDecoder } from '../../../libs/pocketsphinx';
+import { nodeTimers } from '../../platform/clock/timers';
 import { DecoderFactory } from './decoder-factory';
 import { DecoderPool } from './decoder-pool';
 import { EmbeddedStream } from './embedded-stream';
@@ -45,7 +46,12 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
     if (!Number.isInteger(this.maxStreams) || this.maxStreams < 1)
       throw new Error('maxStreams must be a positive integer');
     this.retryAfterMs = options.retryAfterMs ?? 2000;
-    this.settings = { ...DEFAULT_TUNING, ...options.tuning, now: options.now ?? (() => new Date()) };
+    this.settings = {
+      ...DEFAULT_TUNING,
+      ...options.tuning,
+      now: options.now ?? (() => new Date()),
+      clock: options.clock ?? nodeTimers,
+    };
     this.synthesizer = new FliteSynthesizer({ binary: options.flite?.binary, voice: options.flite?.voice });
     const factory = new DecoderFactory(
       resolveModel(options.model),

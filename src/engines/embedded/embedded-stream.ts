@@ -63,8 +63,11 @@ export class EmbeddedStream implements EngineStream {
     );
     this.player =
       config.type === 'live'
-        ? new ResponsePlayer(this.voice, { sampleRate: 24_000, chunkMs: 80, leadMs: settings.outputLeadMs }, (event) =>
-            this.emit(event),
+        ? new ResponsePlayer(
+            this.voice,
+            { sampleRate: 24_000, chunkMs: 80, leadMs: settings.outputLeadMs },
+            (event) => this.emit(event),
+            settings.clock,
           )
         : null;
   }

@@ -22,6 +22,7 @@ export const embeddedKind = engineKind({
       warmDecoders: settings.warmDecoders,
       retryAfterMs: CAPACITY_RETRY_MS,
       logger: { warn: (m) => context.logger.warn(m), error: (m) => context.logger.error(m) },
+      clock: context.clock,
     });
   },
 });

@@ -3,6 +3,7 @@
  * machine (see the report in bench/results/engine.json and the accuracy specs).
  */
 import { DEBIAN_EN_US_MODEL, DecoderArgs, ModelPaths } from '../../../libs/pocketsphinx';
+import type { Timers } from '../../platform/clock/timers';
 
 /** Where the engine reports problems; nothing is printed without one. */
 export interface EngineLogger {
@@ -28,6 +29,8 @@ export interface EmbeddedEngineOptions {
   tuning?: Partial<EngineTuning>;
   /** The persona's clock (time and date answers). */
   now?: () => Date;
+  /** What replies are paced on (the service's one clock); node's timers by default. */
+  clock?: Timers;
 }
 
 export interface EngineTuning {
@@ -51,7 +54,7 @@ export interface EngineTuning {
   outputLeadMs: number;
 }
 
-export type EmbeddedEngineSettings = EngineTuning & { now: () => Date };
+export type EmbeddedEngineSettings = EngineTuning & { now: () => Date; clock: Timers };
 
 export const DEFAULT_TUNING: EngineTuning = {
   defaultVadThreshold: 0.5,

@@ -214,6 +214,41 @@ describe('TurnDetector end of speech from the audio level', () => {
     expect(signals.find((s) => s.type === 'speech_end')).toMatchObject({ speechEndMs: 10 * 32 + 16 });
   });
 
+  it('counts a soft last sound Silero is unsure of as voice, so the end does not depend on where its frames fall', () => {
+    // A final "s": sound 20 dB under the speech, for 96 ms; Silero scores its frames 0.2–0.45, above or
+    // below the lower threshold (0.35) depending on where the frames fall on it.
+    const soft = [1e-3, 1e-3, 1e-3, 1e-3];
+    const endOf = (tail: number[]) =>
+      run(new TurnDetector(base), [
+        ...frames(0.9, LOUD, 10),
+        ...tail.map((p): [number, number[]] => [p, soft]),
+        ...frames(0.05, QUIET, 20),
+      ]).find((s) => s.type === 'speech_end');
+    const ends = [
+      [0.3, 0.2, 0.4],
+      [0.45, 0.25, 0.2],
+      [0.2, 0.3, 0.25],
+    ].map(endOf);
+    for (const end of ends) expect(end).toMatchObject({ speechEndMs: 13 * 32 });
+  });
+
+  it('extends the voice over an unsure sound for at most 128 ms, and never across a quiet frame', () => {
+    const soft: [number, number[]] = [0.2, [1e-3, 1e-3, 1e-3, 1e-3]];
+    const long = run(new TurnDetector(base), [
+      ...frames(0.9, LOUD, 10),
+      ...Array(8).fill(soft),
+      ...frames(0.05, QUIET, 20),
+    ]);
+    expect(long.find((s) => s.type === 'speech_end')).toMatchObject({ speechEndMs: 14 * 32 });
+    const broken = run(new TurnDetector(base), [
+      ...frames(0.9, LOUD, 10),
+      [0.2, QUIET],
+      soft,
+      ...frames(0.05, QUIET, 20),
+    ]);
+    expect(broken.find((s) => s.type === 'speech_end')).toMatchObject({ speechEndMs: 10 * 32 });
+  });
+
   it('keeps the turn while the audio stays above the floor (a noisy room), as Silero alone would', () => {
     const noisy = [1e-4, 1e-4, 1e-4, 1e-4]; // 30 dB below LOUD: above the floor
     const withLevels = run(new TurnDetector(base), [

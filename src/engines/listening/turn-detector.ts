@@ -20,6 +20,11 @@
  *   recogniser utterance grows long.
  * - Onsets reach back over the frames just before, while they stay above a low floor: Silero is
  *   often unsure about a soft first sound ("th", "f") and only confident a word later.
+ * - Offsets reach forward the same way: a soft last sound (a final "s" or "f") that Silero is unsure
+ *   of (between ONSET_FLOOR and the lower threshold) still counts as voice where the audio is above the
+ *   turn's tail floor, for up to UNSURE_TAIL_MS after its last voiced frame. Silero's frames fall on
+ *   such a sound at a phase that depends on the lead-in, and left to them the voice's end moved by up to
+ *   100 ms with it (the same audio must end its turn at the same point however it arrives).
  * - Silence is also timed from where the audio itself fell quiet: Silero's probability decays for
  *   about 90 ms (p50; 150–190 ms p95, measured) after the last sound, so its voiced frames alone
  *   would end every turn that much later than the client's silence duration. Audio more than
@@ -52,6 +57,8 @@ export type TurnSignal =
 const ONSET_FLOOR = 0.1;
 /** How far an onset may reach back. */
 const ONSET_LOOKBACK_MS = 320;
+/** How long after its last voiced frame an unsure soft sound may still extend the voice. */
+const UNSURE_TAIL_MS = 128;
 /** Below the turn's loudest window by this much, audio is the silence after speech. */
 const TAIL_FLOOR_DB = -40;
 const TAIL_FLOOR = 10 ** (TAIL_FLOOR_DB / 10);
@@ -62,7 +69,14 @@ type State =
   | { kind: 'idle' }
   /** `loudMs`: the first frame above the threshold, from which the minimum length counts. */
   | { kind: 'candidate'; onsetMs: number; loudMs: number }
-  | { kind: 'speaking'; lastVoiceEndMs: number; paused: boolean; utteranceStartMs: number };
+  | {
+      kind: 'speaking';
+      lastVoiceEndMs: number;
+      paused: boolean;
+      utteranceStartMs: number;
+      /** End of the last frame Silero called voice; an unsure tail may follow it (null once broken). */
+      voicedFrameEndMs: number | null;
+    };
 
 export class TurnDetector {
   private state: State = { kind: 'idle' };
@@ -134,7 +148,13 @@ export class TurnDetector {
     if (state.paused) {
       if (!loud) return this.silence(state, endMs);
       const onsetMs = this.reachBack(before, startMs);
-      this.state = { kind: 'speaking', lastVoiceEndMs: endMs, paused: false, utteranceStartMs: onsetMs };
+      this.state = {
+        kind: 'speaking',
+        lastVoiceEndMs: endMs,
+        paused: false,
+        utteranceStartMs: onsetMs,
+        voicedFrameEndMs: endMs,
+      };
       return [{ type: 'resume', onsetMs }];
     }
     const length = endMs - state.utteranceStartMs;
@@ -146,11 +166,14 @@ export class TurnDetector {
         { type: 'resume', onsetMs: endMs },
       ];
     }
-    const voiceEndMs = voiced ? this.soundEnd(startMs, levels) : null;
+    if (voiced) state.voicedFrameEndMs = endMs;
+    const voiceEndMs =
+      voiced || this.unsureTail(state, probability, startMs, levels) ? this.soundEnd(startMs, levels) : null;
     if (voiceEndMs !== null) {
       state.lastVoiceEndMs = voiceEndMs;
       return [];
     }
+    state.voicedFrameEndMs = null;
     return this.silence(state, endMs);
   }
 
@@ -179,6 +202,21 @@ export class TurnDetector {
     this.soundSinceMs = null;
     this.awaitingQuiet = true;
     return [{ type: 'ruled_out' }];
+  }
+
+  /** Whether a frame Silero is unsure of still belongs to the voice before it (see the header). */
+  private unsureTail(
+    state: { voicedFrameEndMs: number | null },
+    probability: number,
+    startMs: number,
+    levels: number[],
+  ): boolean {
+    return (
+      levels.length > 0 &&
+      probability >= ONSET_FLOOR &&
+      state.voicedFrameEndMs !== null &&
+      startMs < state.voicedFrameEndMs + UNSURE_TAIL_MS
+    );
   }
 
   /** End of the frame's last window above the turn's tail floor; null when all of it is below. */
@@ -211,7 +249,13 @@ export class TurnDetector {
 
   private confirmIfLongEnough(candidate: { onsetMs: number; loudMs: number }, endMs: number): TurnSignal[] {
     if (endMs - candidate.loudMs < this.config.minSpeechMs) return [];
-    this.state = { kind: 'speaking', lastVoiceEndMs: endMs, paused: false, utteranceStartMs: candidate.onsetMs };
+    this.state = {
+      kind: 'speaking',
+      lastVoiceEndMs: endMs,
+      paused: false,
+      utteranceStartMs: candidate.onsetMs,
+      voicedFrameEndMs: endMs,
+    };
     return [{ type: 'speech_start', onsetMs: candidate.onsetMs }];
   }
 

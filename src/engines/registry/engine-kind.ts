@@ -2,6 +2,7 @@
  * What a kind of engine gives the registry. A kind lives in its own folder (`src/engines/<kind>/`),
  * exports one EngineKind, and is listed once in `src/engines/engine-kinds.ts`.
  */
+import type { Timers } from '../../platform/clock/timers';
 import type { SpeechEngine } from '../contract';
 import type { ConfigSection, CredentialRef } from './config-section';
 
@@ -25,6 +26,8 @@ export interface EngineKindContext {
   readonly logger: EngineLogger;
   /** ENGINE_MAX_STREAMS: the default stream limit of a kind that has one. */
   readonly defaultMaxStreams: number;
+  /** The process's one clock: an engine paces its replies on it, not on timers of its own. */
+  readonly clock: Timers;
 }
 
 export interface EngineKind<Settings = unknown> {

@@ -4,6 +4,7 @@
  * of the stream's model, so sessions and dialects do not know engines are configurable.
  */
 import { ConfigError } from '../../config/environment';
+import { nodeTimers, type Timers } from '../../platform/clock/timers';
 import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../contract';
 import type { CredentialRef } from './config-section';
 import type { EngineLogger } from './engine-kind';
@@ -15,6 +16,8 @@ export interface RegistryDependencies {
   credential(ref: CredentialRef): string | undefined;
   logger(engineName: string): EngineLogger;
   defaultMaxStreams: number;
+  /** The process's one clock (the service's TickScheduler); node's timers when not given. */
+  clock?: Timers;
   /** Wraps an engine that serves a model (metrics): sessions open streams through the wrapper. */
   serve?(engineName: string, engine: SpeechEngine): SpeechEngine;
 }
@@ -58,6 +61,7 @@ export class EngineRegistry implements SpeechEngine {
         credential: (ref) => this.deps.credential(ref),
         logger: this.deps.logger(name),
         defaultMaxStreams: this.deps.defaultMaxStreams,
+        clock: this.deps.clock ?? nodeTimers,
       });
       this.created.set(name, engine);
       return engine;

@@ -1,4 +1,4 @@
-import { endOfTurnProbability, explain, MAX_CONFIDENCE, soundsComplete, wordsOf } from './end-of-turn.model';
+import { endingOf, endOfTurnProbability, explain, MAX_CONFIDENCE, wordsOf } from './end-of-turn.model';
 
 const p = (silenceMs: number, hypothesis: string, stableMs = 500) =>
   endOfTurnProbability({ silenceMs, hypothesis, stableMs }).probability;
@@ -42,9 +42,9 @@ describe('end-of-turn model', () => {
     expect(p(300, 'i would like')).toBeLessThan(0.1);
     expect(p(300, 'it looks like')).toBeLessThan(0.1);
     expect(p(300, 'turn on the kitchen like')).toBeGreaterThan(0.9);
-    expect(soundsComplete('turn on the kitchen like')).toBe(true);
-    expect(soundsComplete('i would like')).toBe(false);
-    expect(soundsComplete('')).toBe(false);
+    expect(endingOf(wordsOf('turn on the kitchen like'))).toBe('complete');
+    expect(endingOf(wordsOf('i would like'))).toBe('continuation');
+    expect(endingOf(wordsOf(''))).toBe('none');
   });
 
   it('final words are not unstable: how the partials wandered before them does not count', () => {

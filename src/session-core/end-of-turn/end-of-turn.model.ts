@@ -22,7 +22,7 @@
  * bench/end-of-turn.bench.ts): the midpoint and slope put a plain statement's end at about 190 ms of
  * silence at the default 0.7 threshold; the continuation term holds a turn that stops on "and", "the",
  * "of" or "is" open past 1.1 s of silence (pauses of up to 800 ms plus the VAD's onset delay). The
- * turn tracker caps the wait of a complete-sounding turn at 400 ms of silence (turn-tracker.ts). How it
+ * turn tracker caps the wait of a complete-sounding turn at 350 ms of silence (turn-tracker.ts). How it
  * was calibrated, step by step: docs/end-of-turn.md.
  */
 export interface EndOfTurnFeatures {
@@ -54,7 +54,7 @@ export interface EndOfTurnEstimate {
   terms: EndOfTurnTerm[];
 }
 
-export const SILENCE_MIDPOINT_MS = 130;
+export const SILENCE_MIDPOINT_MS = 120;
 export const SILENCE_SLOPE = 0.015;
 const CONTINUATION = -14;
 const WEAK_CONTINUATION = -3.5;
@@ -154,11 +154,6 @@ export function endingOf(words: readonly string[]): 'continuation' | 'weak_conti
   if (CONTINUATION_WORDS.has(last)) return 'continuation';
   if (WEAK_CONTINUATION_WORDS.has(last)) return 'weak_continuation';
   return 'complete';
-}
-
-/** Whether a turn with these words sounds finished: it has words and does not stop on a continuation. */
-export function soundsComplete(hypothesis: string): boolean {
-  return endingOf(wordsOf(hypothesis)) === 'complete';
 }
 
 /** Lower-case words without punctuation ("Don't," → "don't"). */

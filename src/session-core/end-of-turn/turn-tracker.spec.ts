@@ -1,4 +1,4 @@
-import { COMPLETE_TURN_CAP_MS, TurnTracker, type TurnDecision } from './turn-tracker';
+import { COMPLETE_TURN_CAP_MS, TurnTracker, WEAK_TURN_CAP_MS, type TurnDecision } from './turn-tracker';
 
 const kinds = (decisions: TurnDecision[]) => decisions.map((d) => (d.kind === 'end' ? `end:${d.trigger}` : d.kind));
 
@@ -125,6 +125,21 @@ describe('TurnTracker: never later than a timer', () => {
     expect(unfinished.endMs === null || unfinished.endMs > COMPLETE_TURN_CAP_MS + 32).toBe(true);
     const held = endAt(frames(1000, 3000, () => ({ hypothesis: 'i would like to order a pizza and', final: true })));
     expect(held.endMs!).toBeGreaterThan(600);
+  });
+
+  it('a turn that stops on a weak continuation waits longer than a complete one, but churn cannot hold it past its cap', () => {
+    // "yes we can" / "yes we could": a turn can end there, but seldom does; the partial hypothesis
+    // keeps changing between the two and never becomes final.
+    const churning = endAt(
+      frames(1000, 3000, (ms) => ({ hypothesis: ms % 64 === 0 ? 'yes we can' : 'yes we could', final: false })),
+    );
+    expect(churning.endMs).not.toBeNull();
+    expect(churning.endMs!).toBeGreaterThanOrEqual(WEAK_TURN_CAP_MS);
+    expect(churning.endMs!).toBeLessThan(WEAK_TURN_CAP_MS + 32);
+    // Once the words are final the model reaches about the same point on its own.
+    const settled = endAt(frames(1000, 3000, () => ({ hypothesis: 'yes we can', final: true })));
+    expect(settled.endMs!).toBeGreaterThan(COMPLETE_TURN_CAP_MS);
+    expect(settled.endMs!).toBeLessThan(WEAK_TURN_CAP_MS + 32);
   });
 
   it('a long final vowel: the silence counts from its end, so the end keeps its distance from the voice', () => {

@@ -12,15 +12,17 @@
  *   thresholds, so an agent always gets its head start.
  * - Never later than a timer: a turn whose words sound complete (words, and the last one not a
  *   continuation such as "and", "the", "is") ends once COMPLETE_TURN_CAP_MS of silence has passed
- *   since the last voiced sample, whatever the recogniser terms say. A hypothesis that keeps changing
- *   may delay the end up to the cap but cannot reset it; only words that sound unfinished, judged as
- *   they are at that audio time, hold the turn past it (to the model's own point, or the timeout).
+ *   since the last voiced sample, whatever the recogniser terms say; one that stops on a weak
+ *   continuation ("I", "can", "really") once WEAK_TURN_CAP_MS has. A hypothesis that keeps changing
+ *   may delay the end up to the cap but cannot reset it; only words that plainly want more ("and",
+ *   "the", "to"), judged as they are at that audio time, hold the turn past it (to the model's own
+ *   point, or the timeout).
  * - Decisions use audio time only (the report's `audioMs`, a VAD frame), so the same audio ends its
  *   turn at the same point however it was batched; the end remembers that point (`endMs`).
  * - `update` fires every UPDATE_EVERY_MS of audio while a turn is open.
  */
 import type { EndOfTurnSettings } from '../../engines/contract';
-import { endOfTurnProbability, soundsComplete } from './end-of-turn.model';
+import { endingOf, endOfTurnProbability, wordsOf } from './end-of-turn.model';
 
 export type TurnTrigger = 'model' | 'manual' | 'timeout';
 
@@ -48,10 +50,15 @@ export interface FinishedTurn {
 export const UPDATE_EVERY_MS = 250;
 /**
  * Silence after which a complete-sounding turn ends whatever the model's recogniser terms say: with the
- * VAD frame and an 80 ms audio chunk the end then reaches the client before a fixed 500 ms silence
- * timer would have fired.
+ * VAD frame and an 80 ms audio chunk the end reaches the client 350–460 ms after the speech, before a
+ * fixed 500 ms silence timer would have fired.
  */
-export const COMPLETE_TURN_CAP_MS = 400;
+export const COMPLETE_TURN_CAP_MS = 350;
+/**
+ * The same for a turn that stops on a weak continuation: where the model itself ends such a turn once
+ * its words are final, so that a recogniser still changing its mind cannot hold it longer.
+ */
+export const WEAK_TURN_CAP_MS = 420;
 
 interface OpenTurn {
   readonly itemId: string;
@@ -123,7 +130,7 @@ export class TurnTracker {
     turn.confidence = endOfTurnProbability({ silenceMs, hypothesis, stableMs, heardPastVoiceMs, final }).probability;
     const out: TurnDecision[] = [];
     const manualOnly = settings.eotThreshold >= 1;
-    if (!manualOnly && silenceMs >= COMPLETE_TURN_CAP_MS && soundsComplete(hypothesis)) {
+    if (!manualOnly && silenceMs >= capFor(hypothesis)) {
       turn.confidence = Math.max(turn.confidence, settings.eotThreshold);
     }
     if (resumed && turn.eager) {
@@ -189,6 +196,18 @@ export class TurnTracker {
       transcript: turn.hypothesis,
       confidence: round3(turn.confidence),
     };
+  }
+}
+
+/** The silence that ends a turn with these words whatever the recogniser terms say (none: Infinity). */
+function capFor(hypothesis: string): number {
+  switch (endingOf(wordsOf(hypothesis))) {
+    case 'complete':
+      return COMPLETE_TURN_CAP_MS;
+    case 'weak_continuation':
+      return WEAK_TURN_CAP_MS;
+    default:
+      return Number.POSITIVE_INFINITY;
   }
 }
 

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 
+import { ManualClockHost } from '../../../platform/clock/testing/manual-clock-host';
+import { TickScheduler } from '../../../platform/clock/tick-scheduler';
+import type { Timers } from '../../../platform/clock/timers';
 import { EngineEvent } from '../../contract';
 import { SynthesizedSpeech } from './flite-synthesizer';
 import { ResponsePlayer, Synthesizer } from './response-player';
@@ -27,6 +30,12 @@ describe('ResponsePlayer', () => {
   let events: EngineEvent[];
   let synth: FakeSynthesizer;
   let player: ResponsePlayer;
+  /** jest's fake timers, at the test's `now`. */
+  const fakeTimers: Timers = {
+    now: () => now,
+    setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
+    clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  };
 
   beforeEach(() => {
     jest.useFakeTimers();
@@ -37,7 +46,7 @@ describe('ResponsePlayer', () => {
       synth,
       { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
       (e) => events.push(e),
-      () => now,
+      fakeTimers,
     );
   });
 
@@ -119,7 +128,7 @@ describe('ResponsePlayer', () => {
       synth,
       { sampleRate: 24_000, chunkMs: 80, leadMs: Infinity },
       (e) => events.push(e),
-      () => now,
+      fakeTimers,
     );
     fast.speak('r2', 'a b. c d.');
     await advance(10);
@@ -129,11 +138,34 @@ describe('ResponsePlayer', () => {
       failing,
       { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
       (e) => events.push(e),
-      () => now,
+      fakeTimers,
     );
     events = [];
     broken.speak('r3', 'hello.');
     await advance(10);
     expect(events.map((e) => e.type)).toEqual(['response_started', 'error', 'output_transcript', 'response_done']);
+  });
+
+  it('paces on the clock it is given (the one clock of the service), with no timer of its own', async () => {
+    jest.useRealTimers();
+    const host = new ManualClockHost(0);
+    const clock = new TickScheduler({ host });
+    const paced = new ResponsePlayer(
+      synth,
+      { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
+      (e) => events.push(e),
+      clock,
+    );
+    paced.speak('r1', 'Hello there.');
+    await new Promise((resolve) => setImmediate(resolve)); // the synthesis resolves
+    expect(audioMs()).toBe(160);
+    expect(clock.stats().timers).toBe(1); // the next chunk waits on the clock
+    host.advance(410);
+    expect(audioMs()).toBe(640);
+    host.advance(1000);
+    expect(audioMs()).toBe(1000);
+    expect(events[events.length - 1]).toEqual({ type: 'response_done', itemId: 'r1', interrupted: false });
+    expect(clock.stats().timers).toBe(0);
+    clock.stop();
   });
 });

@@ -6,6 +6,7 @@
  * sent just before the chunk in which the word starts; its startMs/endMs are offsets in the
  * response's audio.
  */
+import { nodeTimers, type TimerHandle, type Timers } from '../../../platform/clock/timers';
 import { EngineEvent } from '../../contract';
 import { SynthesizedSpeech } from './flite-synthesizer';
 import { SpokenWord } from './word-timing';
@@ -88,9 +89,9 @@ interface Playback {
   wordsSent: number;
   spokenText: string[];
   synthesisDone: boolean;
-  /** performance.now() at which the listener's playback of sample 0 began. */
+  /** The clock's time at which the listener's playback of sample 0 began. */
   clockStart: number;
-  timer: NodeJS.Timeout | null;
+  timer: TimerHandle | null;
   finished: boolean;
 }
 
@@ -103,7 +104,7 @@ export class ResponsePlayer {
     private readonly synthesizer: Synthesizer,
     private readonly options: PlayerOptions,
     private readonly emit: (event: EngineEvent) => void,
-    private readonly now: () => number = () => performance.now(),
+    private readonly clock: Timers = nodeTimers,
   ) {
     this.samplesPerMs = options.sampleRate / 1000;
     this.chunkSamples = options.chunkMs * this.samplesPerMs;
@@ -126,7 +127,7 @@ export class ResponsePlayer {
       wordsSent: 0,
       spokenText: [],
       synthesisDone: false,
-      clockStart: this.now(),
+      clockStart: this.clock.now(),
       timer: null,
       finished: false,
     };
@@ -174,9 +175,9 @@ export class ResponsePlayer {
   /** Sends every chunk that is due, then sleeps until the next one is. */
   private pump(playback: Playback): void {
     if (playback.finished) return;
-    if (playback.timer) clearTimeout(playback.timer);
+    if (playback.timer !== null) this.clock.clearTimer(playback.timer);
     playback.timer = null;
-    const now = this.now();
+    const now = this.clock.now();
     // Playback cannot run ahead of what was sent: after a stall, its clock restarts from here.
     if (now - playback.clockStart > playback.sent / this.samplesPerMs) {
       playback.clockStart = now - playback.sent / this.samplesPerMs;
@@ -193,7 +194,7 @@ export class ResponsePlayer {
     }
     if (playback.synthesized - playback.sent >= this.chunkSamples || playback.synthesisDone) {
       const dueIn = playback.clockStart + playback.sent / this.samplesPerMs - this.options.leadMs - now;
-      playback.timer = setTimeout(() => this.pump(playback), Math.max(1, dueIn));
+      playback.timer = this.clock.setTimer(() => this.pump(playback), Math.max(1, dueIn));
     }
   }
 
@@ -232,7 +233,7 @@ export class ResponsePlayer {
   private finish(playback: Playback, interrupted: boolean): void {
     if (playback.finished) return;
     playback.finished = true;
-    if (playback.timer) clearTimeout(playback.timer);
+    if (playback.timer !== null) this.clock.clearTimer(playback.timer);
     if (this.current === playback) this.current = null;
     if (!interrupted)
       while (playback.wordsSent < playback.words.length) this.sendWord(playback, playback.words[playback.wordsSent++]);
