@@ -27,6 +27,24 @@ describe('TickScheduler', () => {
       }
     });
 
+    it('does not wake on empty ticks: a lone far timer costs a wake-up per 64 ticks, and a nearer one set meanwhile still runs on time', () => {
+      const host = new ManualClockHost();
+      const clock = new TickScheduler({ host }); // 1 ms ticks
+      let far = 0;
+      clock.setTimer(() => far++, 2000); // a session's expiry, say
+      host.advance(1000);
+      expect(far).toBe(0);
+      expect(host.woken).toBeLessThanOrEqual(1000 / 64 + 2); // not one per 1 ms tick
+      const start = host.monotonicMs();
+      let nearAt = -1;
+      clock.setTimer(() => (nearAt = host.monotonicMs()), 3); // armed for a later tick: comes sooner
+      host.advance(10);
+      expect(nearAt - start).toBeGreaterThanOrEqual(3);
+      expect(nearAt - start).toBeLessThan(5);
+      host.advance(1000);
+      expect(far).toBe(1);
+    });
+
     it('runs timers in due order (ties in the order they were set), never before they are due', () => {
       const { host, clock } = setup();
       const fired: string[] = [];

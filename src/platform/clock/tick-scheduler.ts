@@ -65,6 +65,9 @@ export interface TickSchedulerStats {
 
 type Task = TimerEntry | SlotTask;
 
+/** How far ahead an idle-ish clock looks for its next tick with work: at most one empty wake-up per this many ticks. */
+const LOOKAHEAD_TICKS = 64;
+
 /** A one-shot timer: a node of its bucket's list until it fires or is cleared. */
 class TimerEntry {
   prev: TimerEntry | null = null;
@@ -103,6 +106,8 @@ export class TickScheduler {
   private timerCount = 0;
   private memberCount = 0;
   private running = false;
+  /** The tick the armed wake-up is for. */
+  private wakeTick = 0;
   /** When the last turn stopped on its budget with work left; -1 when it finished. */
   private yieldedAt = -1;
   private counters = { ticks: 0, turns: 0, yields: 0, fired: 0 };
@@ -134,7 +139,7 @@ export class TickScheduler {
     const entry = new TimerEntry(due, tick, this.seq++, callback);
     this.link(entry);
     this.timerCount++;
-    this.arm();
+    this.armBy(tick);
     return entry;
   }
 
@@ -192,7 +197,7 @@ export class TickScheduler {
   private membersChanged(delta: number): void {
     if (delta > 0) this.wakeFromIdle();
     this.memberCount += delta;
-    if (delta > 0) this.arm();
+    if (delta > 0) this.armBy(this.served + 1);
   }
 
   /** An idle clock holds nothing: it starts again from the current tick instead of serving the idle ones. */
@@ -228,14 +233,41 @@ export class TickScheduler {
     return this.timerCount === 0 && this.memberCount === 0 && this.readyAt >= this.ready.length;
   }
 
-  /** Makes sure a wake-up is coming: at the next tick boundary, or soon when work is already due. */
+  /**
+   * Makes sure a wake-up is coming: soon when work is already due, else at the next tick that has a
+   * timer or a rotation slot with members (looking LOOKAHEAD_TICKS ahead at most), so that a clock
+   * with little to do does not wake on every empty tick.
+   */
   private arm(): void {
     if (this.running || this.cancelWake !== null || this.idle) return;
     const now = this.host.monotonicMs();
     const behind = this.readyAt < this.ready.length || Math.floor(now / this.tickMs) > this.served;
-    this.cancelWake = behind
-      ? this.host.wakeSoon(this.turn)
-      : this.host.wakeAfter(Math.max(1, Math.ceil((this.served + 1) * this.tickMs - now)), this.turn);
+    if (behind) {
+      this.wakeTick = this.served;
+      this.cancelWake = this.host.wakeSoon(this.turn);
+      return;
+    }
+    this.wakeTick = this.nextBusyTick();
+    this.cancelWake = this.host.wakeAfter(Math.max(1, Math.ceil(this.wakeTick * this.tickMs - now)), this.turn);
+  }
+
+  /** A timer or a member was added for `tick`: the wake-up armed for a later tick comes sooner. */
+  private armBy(tick: number): void {
+    if (this.cancelWake !== null && !this.running && tick < this.wakeTick) {
+      this.cancelWake();
+      this.cancelWake = null;
+    }
+    this.arm();
+  }
+
+  /** The first tick after the served one with a timer in its bucket or a slot with members. */
+  private nextBusyTick(): number {
+    const last = this.served + LOOKAHEAD_TICKS;
+    for (let tick = this.served + 1; tick < last; tick++) {
+      if (this.heads[tick & this.mask] !== null) return tick;
+      for (const rotation of this.rotations) if (rotation.taskAt(tick) !== null) return tick;
+    }
+    return last;
   }
 
   /**
