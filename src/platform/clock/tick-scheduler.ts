@@ -27,6 +27,7 @@
 
 import { type ClockHost, processClockHost } from './clock-host';
 import { Rotation, type SlotTask } from './rotation';
+import { TimerEntry, TimerWheel } from './timer-wheel';
 
 export interface TickSchedulerOptions {
   /**
@@ -68,33 +69,11 @@ type Task = TimerEntry | SlotTask;
 /** How far ahead an idle-ish clock looks for its next tick with work: at most one empty wake-up per this many ticks. */
 const LOOKAHEAD_TICKS = 64;
 
-/** A one-shot timer: a node of its bucket's list until it fires or is cleared. */
-class TimerEntry {
-  prev: TimerEntry | null = null;
-  next: TimerEntry | null = null;
-  /** The bucket holding it; -1 once taken out (fired, cleared, or queued to run). */
-  bucket = -1;
-  cancelled = false;
-
-  constructor(
-    readonly due: number,
-    readonly tick: number,
-    readonly seq: number,
-    readonly callback: () => void,
-  ) {}
-
-  fire(): void {
-    if (!this.cancelled) this.callback();
-  }
-}
-
 export class TickScheduler {
   readonly tickMs: number;
   private readonly host: ClockHost;
-  private readonly mask: number;
   private readonly turnBudgetMs: number;
-  private readonly heads: (TimerEntry | null)[];
-  private readonly tails: (TimerEntry | null)[];
+  private readonly wheel: TimerWheel;
   private readonly rotations: Rotation<unknown>[] = [];
   /** Tasks taken out of served ticks, run in order; `readyAt` is the next to run. */
   private ready: Task[] = [];
@@ -103,7 +82,6 @@ export class TickScheduler {
   private served: number;
   private cancelWake: (() => void) | null = null;
   private seq = 0;
-  private timerCount = 0;
   private memberCount = 0;
   private running = false;
   /** The tick the armed wake-up is for. */
@@ -114,14 +92,10 @@ export class TickScheduler {
 
   constructor(options: TickSchedulerOptions = {}) {
     this.tickMs = options.tickMs ?? 1;
-    const buckets = options.wheelBuckets ?? 4096;
     if (!(this.tickMs > 0)) throw new Error('tickMs must be positive');
-    if (buckets < 2 || (buckets & (buckets - 1)) !== 0) throw new Error('wheelBuckets must be a power of two');
-    this.mask = buckets - 1;
+    this.wheel = new TimerWheel(options.wheelBuckets ?? 4096);
     this.turnBudgetMs = options.turnBudgetMs ?? 4;
     this.host = options.host ?? processClockHost;
-    this.heads = new Array<TimerEntry | null>(buckets).fill(null);
-    this.tails = new Array<TimerEntry | null>(buckets).fill(null);
     this.served = this.currentTick();
   }
 
@@ -137,8 +111,7 @@ export class TickScheduler {
     // Never into a tick already served (or being served): the next one.
     const tick = Math.max(Math.ceil(due / this.tickMs), this.served + 1);
     const entry = new TimerEntry(due, tick, this.seq++, callback);
-    this.link(entry);
-    this.timerCount++;
+    this.wheel.add(entry);
     this.armBy(tick);
     return entry;
   }
@@ -147,10 +120,7 @@ export class TickScheduler {
   clearTimer(handle: unknown): void {
     if (!(handle instanceof TimerEntry) || handle.cancelled) return;
     handle.cancelled = true;
-    if (handle.bucket >= 0) {
-      this.unlink(handle);
-      this.timerCount--;
-    }
+    this.wheel.remove(handle);
   }
 
   /**
@@ -171,24 +141,17 @@ export class TickScheduler {
   }
 
   stats(): TickSchedulerStats {
-    return { timers: this.timerCount, members: this.memberCount, ...this.counters };
+    return { timers: this.wheel.size, members: this.memberCount, ...this.counters };
   }
 
   /** Stops the clock: every timer and member is dropped (the application is shutting down). */
   stop(): void {
-    for (let b = 0; b <= this.mask; b++) {
-      for (let e = this.heads[b]; e !== null; e = e.next) {
-        e.cancelled = true;
-        e.bucket = -1;
-      }
-      this.heads[b] = this.tails[b] = null;
-    }
+    this.wheel.clear();
     for (const task of this.ready) if (task instanceof TimerEntry) task.cancelled = true;
     this.ready = [];
     this.yieldedAt = -1;
     this.readyAt = 0;
     for (const rotation of this.rotations) rotation.clear();
-    this.timerCount = 0;
     this.memberCount = 0;
     this.cancelWake?.();
     this.cancelWake = null;
@@ -209,28 +172,8 @@ export class TickScheduler {
     return Math.floor(this.host.monotonicMs() / this.tickMs);
   }
 
-  private link(entry: TimerEntry): void {
-    const b = entry.tick & this.mask;
-    entry.bucket = b;
-    entry.prev = this.tails[b];
-    entry.next = null;
-    if (entry.prev === null) this.heads[b] = entry;
-    else entry.prev.next = entry;
-    this.tails[b] = entry;
-  }
-
-  private unlink(entry: TimerEntry): void {
-    const b = entry.bucket;
-    if (entry.prev === null) this.heads[b] = entry.next;
-    else entry.prev.next = entry.next;
-    if (entry.next === null) this.tails[b] = entry.prev;
-    else entry.next.prev = entry.prev;
-    entry.prev = entry.next = null;
-    entry.bucket = -1;
-  }
-
   private get idle(): boolean {
-    return this.timerCount === 0 && this.memberCount === 0 && this.readyAt >= this.ready.length;
+    return this.wheel.size === 0 && this.memberCount === 0 && this.readyAt >= this.ready.length;
   }
 
   /**
@@ -264,7 +207,7 @@ export class TickScheduler {
   private nextBusyTick(): number {
     const last = this.served + LOOKAHEAD_TICKS;
     for (let tick = this.served + 1; tick < last; tick++) {
-      if (this.heads[tick & this.mask] !== null) return tick;
+      if (this.wheel.busyAt(tick)) return tick;
       for (const rotation of this.rotations) if (rotation.taskAt(tick) !== null) return tick;
     }
     return last;
@@ -291,7 +234,7 @@ export class TickScheduler {
     this.running = true;
     try {
       // Far behind (longer than the wheel's span): everything due is served in one pass, not tick by tick.
-      if (target - this.served > this.mask) this.collectAll(target);
+      if (target - this.served >= this.wheel.span) this.collectAll(target);
       for (;;) {
         if (this.readyAt < this.ready.length) {
           const task = this.ready[this.readyAt];
@@ -328,9 +271,8 @@ export class TickScheduler {
   /** Takes tick `tick`'s due timers (in due order) and its rotation slots into the ready queue. */
   private collect(tick: number): void {
     this.counters.ticks++;
-    const b = tick & this.mask;
     const start = this.ready.length;
-    this.takeDue(b, tick);
+    this.wheel.takeDue(tick, this.ready);
     if (this.ready.length - start > 1) sortByDue(this.ready, start);
     for (const rotation of this.rotations) {
       const task = rotation.taskAt(tick);
@@ -338,26 +280,11 @@ export class TickScheduler {
     }
   }
 
-  /** Moves bucket `b`'s timers due by `tick` to the ready queue (later rounds stay). */
-  private takeDue(b: number, tick: number): void {
-    for (let e = this.heads[b]; e !== null;) {
-      const next = e.next;
-      if (e.tick <= tick) {
-        this.unlink(e);
-        this.timerCount--;
-        this.ready.push(e);
-      }
-      e = next;
-    }
-  }
-
   /** Catch-up after a long stall: every timer due by `target` and every slot once, then on from `target`. */
   private collectAll(target: number): void {
     this.ready.length = 0;
     this.readyAt = 0;
-    for (let b = 0; b <= this.mask; b++) {
-      this.takeDue(b, target);
-    }
+    this.wheel.takeAllDue(target, this.ready);
     sortByDue(this.ready, 0);
     for (const rotation of this.rotations) this.ready.push(...rotation.allTasks());
     this.counters.ticks++;
