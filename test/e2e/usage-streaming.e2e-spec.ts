@@ -11,6 +11,7 @@ const gc = runInNewContext('gc') as () => void;
 
 const EVENTS = 200_000;
 const PER_SESSION = 200;
+const INSERT_SLICE = 20_000;
 const PAGES = Math.ceil(EVENTS / METER_EVENTS_PAGE);
 const LINE =
   /^\{"schema":"service\.normalized-meter-event\.v1","session_id":"sess_bulk\d{6}","frames":62,"meter_event_id":"mev_sess_bulk\d{6}_\d+"\}$/;
@@ -55,13 +56,17 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
        FROM generate_series(0, $3 - 1) g`,
       [projectId, PER_SESSION, EVENTS / PER_SESSION],
     );
-    await t.dataSource.query(
-      `INSERT INTO meter_events (id, session_id, project_id, seq, frames, cost_micros, recorded_at)
-       SELECT 'mev_sess_bulk' || lpad((g / $2)::text, 6, '0') || '_' || (g % $2 + 1), 'sess_bulk' || lpad((g / $2)::text, 6, '0'),
-              $1, g % $2 + 1, 62, 4960, timestamptz '2026-02-01 00:00:00+00' + g * interval '1 millisecond'
-       FROM generate_series(0, $3 - 1) g`,
-      [projectId, PER_SESSION, EVENTS],
-    );
+    // In slices: the app here does not know its embedded server is one (it is given a URL), so it
+    // watches it as an external server, whose probe reads a statement over 1.2 s as an outage.
+    for (let from = 0; from < EVENTS; from += INSERT_SLICE) {
+      await t.dataSource.query(
+        `INSERT INTO meter_events (id, session_id, project_id, seq, frames, cost_micros, recorded_at)
+         SELECT 'mev_sess_bulk' || lpad((g / $2)::text, 6, '0') || '_' || (g % $2 + 1), 'sess_bulk' || lpad((g / $2)::text, 6, '0'),
+                $1, g % $2 + 1, 62, 4960, timestamptz '2026-02-01 00:00:00+00' + g * interval '1 millisecond'
+         FROM generate_series($3::int, $4::int - 1) g`,
+        [projectId, PER_SESSION, from, Math.min(EVENTS, from + INSERT_SLICE)],
+      );
+    }
     const repository = t.app.get(MeterEventsRepository);
     const page = repository.page.bind(repository);
     repository.page = (...args) => {

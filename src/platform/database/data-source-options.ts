@@ -10,6 +10,7 @@ export function dataSourceOptions(
   url: string,
   poolSize: number,
   entities: NonNullable<DataSourceOptions['entities']> = [],
+  limits: ConnectionLimits = CONNECTION_LIMITS,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -21,7 +22,7 @@ export function dataSourceOptions(
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize, ...CONNECTION_LIMITS },
+    extra: { max: poolSize, ...limits },
   };
 }
 
@@ -37,7 +38,22 @@ export const CONNECTION_LIMITS = {
   query_timeout: 10_000,
   keepAlive: true,
   keepAliveInitialDelayMillis: 5000,
-} as const;
+};
+
+export type ConnectionLimits = typeof CONNECTION_LIMITS;
+
+/**
+ * The embedded server (a child process on this machine) runs one statement at a time, so a statement
+ * or a connection queued behind a long one (a bulk insert, a large export, a slow disk) waits its turn;
+ * the limits above would read that wait as a partition, and the availability check would cut every
+ * connection, the long statement's included. It cannot be partitioned, and if it dies its sockets close
+ * at once: its limits only catch a hung server.
+ */
+export const EMBEDDED_CONNECTION_LIMITS: ConnectionLimits = {
+  ...CONNECTION_LIMITS,
+  connectionTimeoutMillis: 60_000,
+  query_timeout: 120_000,
+};
 
 /** The connection pool size of a data source: as dataSourceOptions() set it, else pg's default. */
 export function poolSizeOf(options: DataSourceOptions): number {

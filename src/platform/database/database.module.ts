@@ -2,7 +2,7 @@ import { DynamicModule, Logger, Module, OnApplicationShutdown } from '@nestjs/co
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { CONNECTION_LIMITS, dataSourceOptions } from './data-source-options';
+import { CONNECTION_LIMITS, dataSourceOptions, EMBEDDED_CONNECTION_LIMITS } from './data-source-options';
 import { DatabaseAvailability } from './database-availability';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsOnce } from './migration-lock';
@@ -32,8 +32,9 @@ export class DatabaseModule implements OnApplicationShutdown {
   /** `poolSize`: the pool for an external database (the embedded one has its own). */
   static forRoot(location: DatabaseLocation, poolSize: number): DynamicModule {
     const locationProvider = { provide: DatabaseLocation, useValue: location };
+    const limits = location.embedded ? EMBEDDED_CONNECTION_LIMITS : CONNECTION_LIMITS;
     const availability = new DatabaseAvailability({
-      client: { connectionString: location.url, ...CONNECTION_LIMITS },
+      client: { connectionString: location.url, ...limits },
       // The embedded server serves one transaction at a time: a long one must not read as an outage.
       probeTimeoutMs: location.embedded ? 5000 : 1200,
       serialised: location.embedded !== null,
@@ -48,7 +49,7 @@ export class DatabaseModule implements OnApplicationShutdown {
           extraProviders: [locationProvider],
           inject: [DatabaseLocation],
           useFactory: (loc: DatabaseLocation) => ({
-            ...dataSourceOptions(loc.url, loc.embedded ? EMBEDDED_POOL_SIZE : poolSize),
+            ...dataSourceOptions(loc.url, loc.embedded ? EMBEDDED_POOL_SIZE : poolSize, [], limits),
             autoLoadEntities: true,
           }),
           dataSourceFactory: async (options) => {
