@@ -317,6 +317,8 @@ async function outage(stage: Stage, kind: ProxyMode, seconds: number): Promise<v
   const logs = logsOf();
   expect(logs).not.toContain('unhandled error');
   expect(logs).not.toContain('giving up');
+  const availability = logs.split('\n').filter((line) => /database (unavailable|available again)/.test(line));
+  if (availability.length !== 2 * apps.length) process.stdout.write(`availability log:\n${availability.join('\n')}\n`);
   expect(logs.match(/database unavailable \(/g)).toHaveLength(apps.length);
   expect(logs.match(/database available again after \d+\.\d s/g)).toHaveLength(apps.length);
   expect(logs).toMatch(/wrote back \d+ meter batch/);

@@ -264,7 +264,9 @@ export class DatabaseAvailability {
       const expire = () => {
         // On a serialised server the probe is queued behind the statements in flight: wait them out.
         if (this.options.serialised && this.inFlight > 0) timer = setTimeout(expire, this.probeTimeoutMs);
-        else reject(new Error(`the database did not answer within ${this.probeTimeoutMs} ms`));
+        // Timers run before the loop reads its sockets: after a stall (a long GC, a starved CPU) the
+        // answer may be waiting unread. Judge after the next read, which settles the race first.
+        else setImmediate(() => reject(new Error(`the database did not answer within ${this.probeTimeoutMs} ms`)));
       };
       timer = setTimeout(expire, this.probeTimeoutMs);
     });
