@@ -11,7 +11,7 @@ class CountingSynthesizer {
 }
 
 describe('PreparedSynthesizer', () => {
-  it('synthesises the first sentence ahead and hands it over once, when the answer starts with it', async () => {
+  it('synthesises the first piece ahead and hands it over once, when the answer starts with it', async () => {
     const inner = new CountingSynthesizer();
     const voice = new PreparedSynthesizer(inner);
     voice.prepare('It is noon. Anything else?');
@@ -22,6 +22,15 @@ describe('PreparedSynthesizer', () => {
     await voice.synthesize('It is noon.'); // used once only
     expect(inner.calls).toEqual(['It is noon.', 'Anything else?', 'It is noon.']);
     expect({ prepared: voice.preparedCount, used: voice.usedCount }).toEqual({ prepared: 1, used: 1 });
+  });
+
+  it("prepares the answer's first clause, which an answer to slightly different words still starts with", async () => {
+    const inner = new CountingSynthesizer();
+    const voice = new PreparedSynthesizer(inner);
+    voice.prepare('I heard: turn on the lie.');
+    await voice.synthesize('I heard:'); // the player's first piece of "I heard: turn on the light."
+    expect(inner.calls).toEqual(['I heard:']);
+    expect(voice.usedCount).toBe(1);
   });
 
   it('drops a preparation that was discarded or that the answer does not use', async () => {

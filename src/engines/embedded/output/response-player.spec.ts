@@ -5,7 +5,7 @@ import { TickScheduler } from '../../../platform/clock/tick-scheduler';
 import type { Timers } from '../../../platform/clock/timers';
 import { EngineEvent } from '../../contract';
 import { SynthesizedSpeech } from './flite-synthesizer';
-import { ResponsePlayer, Synthesizer } from './response-player';
+import { piecesOf, ResponsePlayer, Synthesizer } from './response-player';
 
 /** One second of a constant level per sentence, with one word per 500 ms. */
 class FakeSynthesizer implements Synthesizer {
@@ -146,6 +146,28 @@ describe('ResponsePlayer', () => {
     expect(events.map((e) => e.type)).toEqual(['response_started', 'error', 'output_transcript', 'response_done']);
   });
 
+  it("starts after the first clause's synthesis, and joins the rest of its sentence without flite's lead-in", async () => {
+    // Each piece as flite gives it: 200 ms of silence, then 800 ms of voice.
+    const calls: string[] = [];
+    const leadIn: Synthesizer = {
+      synthesize: async (text) => {
+        calls.push(text);
+        return { pcm: new Int16Array(24_000).fill(1000, 4800), sampleRate: 24_000, words: [] };
+      },
+    };
+    const split = new ResponsePlayer(
+      leadIn,
+      { sampleRate: 24_000, chunkMs: 80, leadMs: Infinity },
+      (e) => events.push(e),
+      fakeTimers,
+    );
+    split.speak('r1', 'I heard: one two three. And more here.');
+    await advance(10);
+    expect(calls).toEqual(['I heard:', 'one two three.', 'And more here.']);
+    // The first piece and its continuation keep 20 ms of their lead-in; the next sentence all of it.
+    expect(audioMs()).toBe(820 + 820 + 1000);
+  });
+
   it('paces on the clock it is given (the one clock of the service), with no timer of its own', async () => {
     jest.useRealTimers();
     const host = new ManualClockHost(0);
@@ -167,5 +189,31 @@ describe('ResponsePlayer', () => {
     expect(events[events.length - 1]).toEqual({ type: 'response_done', itemId: 'r1', interrupted: false });
     expect(clock.stats().timers).toBe(0);
     clock.stop();
+  });
+});
+
+describe('piecesOf', () => {
+  const texts = (text: string) => piecesOf(text).map((p) => (p.continues ? `+${p.text}` : p.text));
+
+  it('cuts the first sentence after its first clause, when both sides can be spoken alone', () => {
+    expect(texts('I heard: please turn on the light. Anything else?')).toEqual([
+      'I heard:',
+      '+please turn on the light.',
+      'Anything else?',
+    ]);
+    expect(texts('Today is Friday, the twenty seventh of November.')).toEqual([
+      'Today is Friday,',
+      '+the twenty seventh of November.',
+    ]);
+  });
+
+  it('keeps a sentence whole when a side would be a lone word, and cuts only the first sentence', () => {
+    expect(texts('I heard: hello.')).toEqual(['I heard: hello.']);
+    expect(texts('Hello! I am Aria, the voice of Continuum.')).toEqual([
+      'Hello!',
+      'I am Aria, the voice of Continuum.',
+    ]);
+    expect(texts('Goodbye. Talk to you soon.')).toEqual(['Goodbye.', 'Talk to you soon.']);
+    expect(texts('')).toEqual([]);
   });
 });

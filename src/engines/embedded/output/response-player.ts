@@ -1,6 +1,6 @@
 /**
- * Speaks one response at a time: synthesises it sentence by sentence (the first sentence plays
- * while the next is synthesised) and sends 80 ms chunks paced in real time, a small lead ahead of a
+ * Speaks one response at a time: synthesises it piece by piece (the first piece plays while the
+ * next is synthesised) and sends 80 ms chunks paced in real time, a small lead ahead of a
  * listener's playback so network jitter does not starve it. Pacing is what lets a barge-in stop
  * the voice promptly: at most `leadMs` of audio is ever in flight. Each word's transcript delta is
  * sent just before the chunk in which the word starts; its startMs/endMs are offsets in the
@@ -61,15 +61,36 @@ function firstSound(pcm: Int16Array, sampleRate: number): number {
   return index < 0 ? pcm.length : index * window;
 }
 
-/** The pieces a response is synthesised in: the first plays while the next is synthesised. */
-export function sentencesOf(text: string): string[] {
-  return (
+export interface Piece {
+  text: string;
+  /** Goes on the sentence before it: spoken after that piece's own pause, without flite's lead-in. */
+  continues: boolean;
+}
+
+/** A first clause this short or shorter is not worth a piece of its own. */
+const MIN_CLAUSE_WORDS = 2;
+
+/**
+ * The pieces a response is synthesised in: its sentences, each played while the next is
+ * synthesised. The answer is heard once its first piece is synthesised, and synthesis takes time
+ * with the text's length, so the first sentence is cut after its first clause ("I heard:", "Today is
+ * Friday,") when both sides have words enough to be spoken alone.
+ */
+export function piecesOf(text: string): Piece[] {
+  const sentences =
     text
       .match(/[^.!?]+[.!?]*/g)
       ?.map((s) => s.trim())
-      .filter(Boolean) ?? []
-  );
+      .filter(Boolean) ?? [];
+  const pieces = sentences.map((sentence) => ({ text: sentence, continues: false }));
+  const clause = sentences[0]?.match(/^([^,:;]+[,:;])\s+(.+)$/);
+  if (clause && wordCount(clause[1]) >= MIN_CLAUSE_WORDS && wordCount(clause[2]) >= MIN_CLAUSE_WORDS) {
+    pieces.splice(0, 1, { text: clause[1], continues: false }, { text: clause[2], continues: true });
+  }
+  return pieces;
 }
+
+const wordCount = (text: string): number => text.split(/\s+/).filter((w) => /[a-z0-9]/i.test(w)).length;
 
 export interface PlayerOptions {
   sampleRate: number;
@@ -145,12 +166,11 @@ export class ResponsePlayer {
   }
 
   private async synthesize(playback: Playback): Promise<void> {
-    const sentences = sentencesOf(playback.text);
     try {
-      for (const sentence of sentences) {
-        let speech = await this.synthesizer.synthesize(sentence);
+      for (const piece of piecesOf(playback.text)) {
+        let speech = await this.synthesizer.synthesize(piece.text);
         if (playback.finished) return;
-        if (playback.synthesized === 0) speech = withoutLeadingSilence(speech);
+        if (playback.synthesized === 0 || piece.continues) speech = withoutLeadingSilence(speech);
         const offsetMs = playback.synthesized / this.samplesPerMs;
         for (const w of speech.words) {
           playback.words.push({
