@@ -176,7 +176,9 @@ describe('remote engine with a vLLM Realtime worker', () => {
   it('takes the least-loaded worker, refuses when every slot is taken, and skips an unreachable worker', async () => {
     const [a, b] = [await startWorker(), await startWorker()];
     const dead = 'ws://127.0.0.1:1/v1/realtime';
-    engine = engineFor([dead, a.url, b.url], { healthPath: null });
+    // Without health probes a dead worker's next try comes after its backoff: a long one keeps it
+    // out for the whole test, however slowly the machine opens the four streams.
+    engine = engineFor([dead, a.url, b.url], { healthPath: null, backoffMinMs: 60_000 });
     await engine.start();
     const streams: EngineStream[] = [];
     for (let i = 0; i < 4; i++) streams.push(await engine.open(manual(`sess_${i}`), () => undefined));

@@ -85,7 +85,7 @@ export function parseRemoteSettings(section: ConfigSection): RemoteSettings {
     stallTimeoutMs: section.int('stallTimeoutMs', 5_000, 50, 600_000),
     maxFailovers: section.int('maxFailovers', 2, 0, 100),
     backoffMinMs,
-    backoffMaxMs: section.int('backoffMaxMs', 30_000, backoffMinMs, 3_600_000),
+    backoffMaxMs: section.int('backoffMaxMs', Math.max(30_000, backoffMinMs), backoffMinMs, 3_600_000),
     prefixPaddingMs: section.int('prefixPaddingMs', 300, 0, 2_000),
   };
 }

@@ -30,6 +30,20 @@ describe('WorkerPool', () => {
     expect(p.acquire()!.url.host).toBe(taken[0]!.url.host);
   });
 
+  it('lets a minimum backoff above the default maximum stand without a maximum of its own', () => {
+    const settings = (extra: Record<string, unknown>) =>
+      parseRemoteSettings(
+        new ConfigSection('test', 'engines.asr', {
+          protocol: 'openai-realtime',
+          workers: ['ws://a:1/v1/realtime'],
+          ...extra,
+        }),
+      );
+    expect(settings({ backoffMinMs: 60_000 })).toMatchObject({ backoffMinMs: 60_000, backoffMaxMs: 60_000 });
+    expect(settings({})).toMatchObject({ backoffMinMs: 500, backoffMaxMs: 30_000 });
+    expect(() => settings({ backoffMinMs: 60_000, backoffMaxMs: 1000 })).toThrow(/backoffMaxMs/);
+  });
+
   it('skips excluded workers (those a stream already tried)', () => {
     const p = pool(['ws://a:1/v1/realtime', 'ws://b:1/v1/realtime']);
     const first = p.acquire()!;
