@@ -2,6 +2,11 @@ import { Client, type ClientConfig, type Pool, type PoolClient } from 'pg';
 
 /** What a request that needs the database is told while it is away (`retry_after_ms`). */
 export const DATABASE_RETRY_MS = 2000;
+/**
+ * A pool statement answered this recently when the probe's time limit runs out: the server is slow,
+ * not away. Short, so that a partition starting during a probe still shows within a second or two.
+ */
+const ANSWERING_WITHIN_MS = 300;
 
 /**
  * Thrown at once, instead of waiting on the pool, while the database is known to be away; the
@@ -104,6 +109,8 @@ export class DatabaseAvailability {
   private readonly clients = new Set<PoolClient>();
   /** Pool statements sent and not yet answered. */
   private inFlight = 0;
+  /** When a pool statement was last answered (Date.now()). */
+  private lastAnswerMs = 0;
   private readonly upListeners: Listener[] = [];
   private readonly probeIntervalMs: number;
   private readonly probeTimeoutMs: number;
@@ -201,7 +208,7 @@ export class DatabaseAvailability {
         const cb = last as (error: unknown, ...rest: unknown[]) => void;
         this.inFlight++;
         args[args.length - 1] = (error: unknown, ...rest: unknown[]) => {
-          this.inFlight--;
+          this.answered();
           if (error) failed(error);
           cb(error, ...rest);
         };
@@ -211,9 +218,9 @@ export class DatabaseAvailability {
       if (result && typeof (result as Promise<unknown>).then === 'function') {
         this.inFlight++;
         (result as Promise<unknown>).then(
-          () => this.inFlight--,
+          () => this.answered(),
           (error: unknown) => {
-            this.inFlight--;
+            this.answered();
             failed(error);
           },
         );
@@ -222,6 +229,11 @@ export class DatabaseAvailability {
     };
     client.on('error', failed);
     client.once('end', () => this.clients.delete(client));
+  }
+
+  private answered(): void {
+    this.inFlight--;
+    this.lastAnswerMs = Date.now();
   }
 
   private markDown(error: unknown): void {
@@ -263,7 +275,11 @@ export class DatabaseAvailability {
     const timeout = new Promise<never>((_, reject) => {
       const expire = () => {
         // On a serialised server the probe is queued behind the statements in flight: wait them out.
-        if (this.options.serialised && this.inFlight > 0) timer = setTimeout(expire, this.probeTimeoutMs);
+        // A server that is still answering the pool is reachable, only slow (a loaded machine): what
+        // the time limit is for, a partition, answers nothing.
+        const answering = Date.now() - this.lastAnswerMs < ANSWERING_WITHIN_MS;
+        if ((this.options.serialised && this.inFlight > 0) || answering)
+          timer = setTimeout(expire, this.probeTimeoutMs);
         // Timers run before the loop reads its sockets: after a stall (a long GC, a starved CPU) the
         // answer may be waiting unread. Judge after the next read, which settles the race first.
         else setImmediate(() => reject(new Error(`the database did not answer within ${this.probeTimeoutMs} ms`)));
