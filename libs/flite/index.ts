@@ -46,6 +46,11 @@ export function addonPath(): string {
 }
 
 let nativeModule: NativeModule | undefined;
+/**
+ * The addon serialises synthesis with a mutex; queueing here as well means a waiting sentence does
+ * not hold one of the pool's four threads, which pocketsphinx's decodes also need.
+ */
+let queue: Promise<unknown> = Promise.resolve();
 
 function loadNative(): NativeModule {
   nativeModule ??= require(addonPath()) as NativeModule;
@@ -61,9 +66,7 @@ export function isFliteVoice(name: string): name is FliteVoice {
  * samples, same segments). Rejects an unknown voice or text with nothing to say.
  */
 export function synthesize(voice: FliteVoice, text: string): Promise<FliteSpeech> {
-  try {
-    return loadNative().synthesize(voice, text);
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
+  const result = queue.then(() => loadNative().synthesize(voice, text));
+  queue = result.catch(() => undefined);
+  return result;
 }
