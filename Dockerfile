@@ -4,10 +4,10 @@
 # local stand-in of this image where Docker Hub cannot be reached (README, "The container image").
 ARG NODE_IMAGE=docker.io/library/node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6
 
-# Build stage: compile TypeScript and the pocketsphinx addon, then prune to what runs.
+# Build stage: compile TypeScript and the pocketsphinx and flite addons, then prune to what runs.
 FROM ${NODE_IMAGE} AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      libpocketsphinx-dev build-essential pkg-config python3 \
+      libpocketsphinx-dev flite1-dev build-essential pkg-config python3 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
@@ -22,7 +22,7 @@ RUN bash scripts/build-addon.sh && npm run build && bash scripts/image/prune-pro
 # Runtime stage: production dependencies, the built service, and the speech engine's Debian packages.
 FROM ${NODE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      libpocketsphinx3 pocketsphinx-en-us flite tini \
+      libpocketsphinx3 pocketsphinx-en-us libflite1 tini \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # HOME in /tmp: onnxruntime (the VAD) keeps a telemetry device id under $HOME/.cache; when HOME is not
@@ -31,12 +31,13 @@ ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data HOME=/tmp
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/libs/pocketsphinx/build/Release/pocketsphinx.node ./libs/pocketsphinx/build/Release/
+COPY --from=build --chown=node:node /app/libs/flite/build/Release/flite.node ./libs/flite/build/Release/
 COPY --from=build --chown=node:node /app/libs/pglite-host ./libs/pglite-host
 COPY --from=build --chown=node:node /app/package.json /app/scripts/image/healthcheck.cjs ./
 RUN mkdir -p /data && chown node:node /data
-# The process writes only to DATA_DIR (the embedded database) and /tmp (the embedded voice's audio, and
-# HOME), as traced with strace through a whole conversation, so the root filesystem can be mounted
-# read-only; mount volumes at both (deploy/ does).
+# The process writes only to DATA_DIR (the embedded database) and /tmp (HOME), as traced with strace
+# through a whole conversation (the embedded voice also wrote its audio there until it moved in-process),
+# so the root filesystem can be mounted read-only; mount volumes at both (deploy/ does).
 VOLUME ["/data"]
 # Numeric, so Kubernetes can check runAsNonRoot without a runAsUser (the image's `node` user).
 USER 1000:1000

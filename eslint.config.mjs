@@ -10,6 +10,7 @@ export default tseslint.config(
       'node_modules/',
       'coverage/',
       'libs/pocketsphinx/build/',
+      'libs/flite/build/',
       'data/',
       'bench/results/',
       'libs/client/dist/',

@@ -1,25 +1,13 @@
 #!/usr/bin/env bash
-# Builds the pocketsphinx N-API addon (libs/pocketsphinx) against the installed Node headers and
-# Debian's libpocketsphinx-dev. Offline: node-gyp is npm's own copy and the headers come from
-# /usr/include/node, so nothing is downloaded. Quick no-op when the binary is newer than its sources.
-#   scripts/build-addon.sh           build if needed
-#   scripts/build-addon.sh --force   rebuild from scratch
+# Builds the N-API addons against the installed Node headers and Debian's development packages:
+# libs/pocketsphinx (libpocketsphinx-dev) and libs/flite (flite1-dev). Offline: node-gyp is npm's own
+# copy and the headers come from /usr/include/node, so nothing is downloaded. Each addon is a quick
+# no-op when its binary is newer than its sources.
+#   scripts/build-addon.sh           build what is out of date
+#   scripts/build-addon.sh --force   rebuild both from scratch
 set -euo pipefail
-cd "$(dirname "$0")/../libs/pocketsphinx"
-
-binary=build/Release/pocketsphinx.node
-if [[ "${1:-}" != "--force" && -f "$binary" ]]; then
-  newer=$(find binding.gyp src -newer "$binary" -print -quit)
-  if [[ -z "$newer" ]]; then
-    echo "build-addon: $binary is up to date"
-    exit 0
-  fi
-fi
-
-if ! pkg-config --exists pocketsphinx; then
-  echo "build-addon: libpocketsphinx-dev is missing (run scripts/setup.sh)" >&2
-  exit 1
-fi
+cd "$(dirname "$0")/.."
+force="${1:-}"
 
 # The node-gyp that ships inside npm; a global node-gyp is used only when npm's copy is absent.
 npm_root="$(dirname "$(readlink -f "$(command -v npm)")")/.."
@@ -43,11 +31,29 @@ for dir in "${npm_config_nodedir:-}" "$node_prefix" /usr /usr/local; do
     break
   fi
 done
-if ((${#gyp_args[@]} == 0)); then
-  echo "build-addon: Node headers not found (install the nodejs package that ships /usr/include/node)" >&2
-  exit 1
-fi
 
-echo "build-addon: building libs/pocketsphinx (${gyp_args[*]})"
-"${gyp_cmd[@]}" rebuild "${gyp_args[@]}" --jobs=max --loglevel=warn
-echo "build-addon: built $binary"
+# build <lib> <binary name> <check command> <package to install when the check fails>
+build() {
+  local lib=$1 binary="libs/$1/build/Release/$2" check=$3 package=$4
+  if [[ "$force" != "--force" && -f "$binary" ]]; then
+    if [[ -z "$(find "libs/$lib/binding.gyp" "libs/$lib/src" -newer "$binary" -print -quit)" ]]; then
+      echo "build-addon: $binary is up to date"
+      return
+    fi
+  fi
+  if ! eval "$check"; then
+    echo "build-addon: $package is missing (run scripts/setup.sh)" >&2
+    exit 1
+  fi
+  if ((${#gyp_args[@]} == 0)); then
+    echo "build-addon: Node headers not found (install the nodejs package that ships /usr/include/node)" >&2
+    exit 1
+  fi
+  echo "build-addon: building libs/$lib (${gyp_args[*]})"
+  (cd "libs/$lib" && "${gyp_cmd[@]}" rebuild "${gyp_args[@]}" --jobs=max --loglevel=warn)
+  echo "build-addon: built $binary"
+}
+
+build pocketsphinx pocketsphinx.node 'pkg-config --exists pocketsphinx' libpocketsphinx-dev
+# flite1-dev ships no pkg-config file: its headers are the sign it is installed.
+build flite flite.node '[[ -f /usr/include/flite/flite.h ]]' flite1-dev

@@ -6,10 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Runtime: pocketsphinx recognises speech (the addon links libpocketsphinx; pocketsphinx-en-us is the
-# US English model), flite speaks the `aria` voice; build-essential, pkg-config and python3 (node-gyp
-# runs on Python) build the addon against Node's headers.
-packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite build-essential pkg-config python3)
+# US English model), libflite speaks the `aria` voice (the flite addon links flite1-dev's libraries);
+# build-essential, pkg-config and python3 (node-gyp runs on Python) build the addons against Node's headers.
+packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite1-dev build-essential pkg-config python3)
 if [[ "${1:-}" == "--test" ]]; then
+  # The flite CLI: the flite addon's tests check its speech is the CLI's, sample for sample.
+  packages+=(flite)
   # Test audio nobody here recorded: LibriVox and "cards" recordings with their transcripts.
   packages+=(pocketsphinx-testdata)
   # A second synthesiser for the end-of-turn calibration set (src/engines/embedded/testing/calibration-set.ts).

@@ -17,9 +17,11 @@ find "$ort" -mindepth 1 -maxdepth 1 -type d -empty -delete
 
 # Benchmarks and their fixtures are for the repository, not the service.
 rm -rf dist/bench
-# Of the addon's build, only the binary is loaded.
-find libs/pocketsphinx/build -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} +
-find libs/pocketsphinx/build/Release -mindepth 1 ! -name pocketsphinx.node -exec rm -rf {} +
+# Of the addons' builds, only the binaries are loaded.
+for addon in pocketsphinx flite; do
+  find "libs/$addon/build" -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} +
+  find "libs/$addon/build/Release" -mindepth 1 ! -name "$addon.node" -exec rm -rf {} +
+done
 # Source maps and type declarations are read by debuggers and editors, never by the running service
 # (it does not run with --enable-source-maps): 53 MB and 15 MB of node_modules.
 find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete

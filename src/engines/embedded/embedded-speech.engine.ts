@@ -52,7 +52,7 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
       now: options.now ?? (() => new Date()),
       clock: options.clock ?? nodeTimers,
     };
-    this.synthesizer = new FliteSynthesizer({ binary: options.flite?.binary, voice: options.flite?.voice });
+    this.synthesizer = new FliteSynthesizer({ voice: options.flite?.voice });
     const factory = new DecoderFactory(
       resolveModel(options.model),
       { ...DECODER_ARGS, ...options.decoderArgs },

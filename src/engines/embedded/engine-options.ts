@@ -20,8 +20,8 @@ export interface EmbeddedEngineOptions {
   model?: Partial<ModelPaths>;
   /** Extra pocketsphinx options, merged over DECODER_ARGS. */
   decoderArgs?: DecoderArgs;
-  /** flite binary and voice for `aria`. */
-  flite?: { binary?: string; voice?: string };
+  /** The flite voice that speaks `aria` (libs/flite's FLITE_VOICES); rms by default. */
+  flite?: { voice?: string };
   /** retry_after_ms suggested when the engine is full. Default 2000. */
   retryAfterMs?: number;
   logger?: EngineLogger;

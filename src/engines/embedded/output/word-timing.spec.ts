@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { alignWords, estimatePhoneCount, parsePhoneDurations } from './word-timing';
+import { alignWords, estimatePhoneCount, parsePhoneDurations, phonesFromSegments } from './word-timing';
 
 // flite -voice rms -psdur -t "Hello, it is ten past three."
 const PSDUR =
@@ -11,6 +11,15 @@ describe('word timing for synthesised speech', () => {
     const phones = parsePhoneDurations(`${PSDUR}\n`);
     expect(phones).toHaveLength(21);
     expect(phones[1]).toEqual({ phone: 'hh', startMs: 119, endMs: 212 });
+  });
+
+  it("reads the addon's segments as the CLI's line", () => {
+    const segments = PSDUR.split(' ').map((token) => {
+      const [name, end] = token.split(':');
+      // The addon gives flite's float, not the CLI's 3 decimals.
+      return { name, endSeconds: Math.fround(Number(end) + 0.0002) };
+    });
+    expect(phonesFromSegments(segments)).toEqual(parsePhoneDurations(PSDUR));
   });
 
   it('estimates phone counts from spelling', () => {

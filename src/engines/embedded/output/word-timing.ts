@@ -32,6 +32,20 @@ export function parsePhoneDurations(output: string): PhoneSegment[] {
   return phones;
 }
 
+/**
+ * The same from the addon's segments (libs/flite), rounded to whole ms as the CLI's 3 decimals were,
+ * so a word's timing does not depend on which of the two spoke the sentence.
+ */
+export function phonesFromSegments(segments: ReadonlyArray<{ name: string; endSeconds: number }>): PhoneSegment[] {
+  let previousEnd = 0;
+  return segments.map((segment) => {
+    const endMs = Math.round(segment.endSeconds * 1000);
+    const phone = { phone: segment.name, startMs: previousEnd, endMs };
+    previousEnd = endMs;
+    return phone;
+  });
+}
+
 /** Rough phone count from spelling: digraphs, vowel teams and doubled letters are one sound. */
 export function estimatePhoneCount(word: string): number {
   const letters = word.toLowerCase().replace(/[^a-z]/g, '');
