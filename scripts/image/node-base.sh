@@ -8,6 +8,9 @@
 # corepack (the official image has them; nothing here uses them).
 #   scripts/image/node-base.sh [node-version]      prints the image's digest on its last line
 set -euo pipefail
+for tool in mmdebstrap podman; do
+  command -v "$tool" >/dev/null || { echo "node-base: $tool is missing (apt-get install mmdebstrap podman)" >&2; exit 1; }
+done
 version="${1:-${NODE_VERSION:-24.21.0}}"
 npm_version="${NPM_VERSION:-11.19.0}" # the npm that Node.js $version bundles (its CHANGELOG)
 name="docker.io/library/node:${version}-bookworm-slim"

@@ -5,6 +5,7 @@
 # image (scripts/image/node-base.sh). Too slow for CI: `npm run test:image`.
 #   IMAGE=localhost/continuum:test MAX_MB=550 scripts/image/test.sh
 set -euo pipefail
+command -v podman >/dev/null || { echo "test-image: podman is missing (apt-get install podman buildah runc)" >&2; exit 1; }
 cd "$(dirname "$0")/../.."
 image="${IMAGE:-localhost/continuum:test}"
 max_mb="${MAX_MB:-550}"
