@@ -10,7 +10,8 @@ import { resampleClip } from '../../../platform/audio/resampler';
 import { parseWav } from '../../../platform/audio/wav';
 import { FLITE_SENTENCES } from '../testing/speech-fixtures';
 import { FliteSynthesizer, SynthesizedSpeech } from './flite-synthesizer';
-import { alignWords, parsePhoneDurations } from './word-timing';
+import { parsePhoneDurations } from '../testing/flite-cli';
+import { alignWords } from './word-timing';
 
 const SENTENCES = [
   'I heard: please turn on the kitchen light.',

@@ -37,17 +37,16 @@ describe('ResponsePlayer', () => {
     clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
   };
 
+  /** A player of 80 ms chunks at 24 kHz, recording into `events`, on `clock`. */
+  const playerWith = (synthesizer: Synthesizer, leadMs: number, clock: Timers = fakeTimers) =>
+    new ResponsePlayer(synthesizer, { sampleRate: 24_000, chunkMs: 80, leadMs }, (e) => events.push(e), clock);
+
   beforeEach(() => {
     jest.useFakeTimers();
     now = 0;
     events = [];
     synth = new FakeSynthesizer();
-    player = new ResponsePlayer(
-      synth,
-      { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
-      (e) => events.push(e),
-      fakeTimers,
-    );
+    player = playerWith(synth, 160);
   });
 
   afterEach(() => {
@@ -124,22 +123,12 @@ describe('ResponsePlayer', () => {
   });
 
   it('sends everything at once when the lead is unbounded, and reports synthesis failures', async () => {
-    const fast = new ResponsePlayer(
-      synth,
-      { sampleRate: 24_000, chunkMs: 80, leadMs: Infinity },
-      (e) => events.push(e),
-      fakeTimers,
-    );
+    const fast = playerWith(synth, Infinity);
     fast.speak('r2', 'a b. c d.');
     await advance(10);
     expect(audioMs()).toBe(2000);
     const failing: Synthesizer = { synthesize: () => Promise.reject(new Error('flite is missing')) };
-    const broken = new ResponsePlayer(
-      failing,
-      { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
-      (e) => events.push(e),
-      fakeTimers,
-    );
+    const broken = playerWith(failing, 160);
     events = [];
     broken.speak('r3', 'hello.');
     await advance(10);
@@ -155,12 +144,7 @@ describe('ResponsePlayer', () => {
         return { pcm: new Int16Array(24_000).fill(1000, 4800), sampleRate: 24_000, words: [] };
       },
     };
-    const split = new ResponsePlayer(
-      leadIn,
-      { sampleRate: 24_000, chunkMs: 80, leadMs: Infinity },
-      (e) => events.push(e),
-      fakeTimers,
-    );
+    const split = playerWith(leadIn, Infinity);
     split.speak('r1', 'I heard: one two three. And more here.');
     await advance(10);
     expect(calls).toEqual(['I heard:', 'one two three.', 'And more here.']);
@@ -172,12 +156,7 @@ describe('ResponsePlayer', () => {
     jest.useRealTimers();
     const host = new ManualClockHost(0);
     const clock = new TickScheduler({ host });
-    const paced = new ResponsePlayer(
-      synth,
-      { sampleRate: 24_000, chunkMs: 80, leadMs: 160 },
-      (e) => events.push(e),
-      clock,
-    );
+    const paced = playerWith(synth, 160, clock);
     paced.speak('r1', 'Hello there.');
     await new Promise((resolve) => setImmediate(resolve)); // the synthesis resolves
     expect(audioMs()).toBe(160);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { alignWords, estimatePhoneCount, parsePhoneDurations, phonesFromSegments } from './word-timing';
+import { parsePhoneDurations } from '../testing/flite-cli';
+import { alignWords, estimatePhoneCount, phonesFromSegments } from './word-timing';
 
 // flite -voice rms -psdur -t "Hello, it is ten past three."
 const PSDUR =

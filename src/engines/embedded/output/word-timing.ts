@@ -18,23 +18,9 @@ export interface SpokenWord {
   endMs: number;
 }
 
-/** Parses flite's `-psdur` line: `pau:0.119 hh:0.212 ax:0.261 …` (end times in seconds). */
-export function parsePhoneDurations(output: string): PhoneSegment[] {
-  const phones: PhoneSegment[] = [];
-  let previousEnd = 0;
-  for (const token of output.trim().split(/\s+/)) {
-    const match = /^([a-z0-9_]+):([0-9.]+)$/.exec(token);
-    if (!match) continue;
-    const endMs = Math.round(Number(match[2]) * 1000);
-    phones.push({ phone: match[1], startMs: previousEnd, endMs });
-    previousEnd = endMs;
-  }
-  return phones;
-}
-
 /**
- * The same from the addon's segments (libs/flite), rounded to whole ms as the CLI's 3 decimals were,
- * so a word's timing does not depend on which of the two spoke the sentence.
+ * The phones of the addon's segments (libs/flite), each ending where flite says, rounded to whole ms
+ * as the CLI's `-psdur` line was, so a word's timing does not depend on which of the two spoke.
  */
 export function phonesFromSegments(segments: ReadonlyArray<{ name: string; endSeconds: number }>): PhoneSegment[] {
   let previousEnd = 0;
