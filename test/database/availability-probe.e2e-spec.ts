@@ -6,7 +6,7 @@
  * outage, cuts every connection (seen as one outage logged twice behind PgBouncer, and as an NDJSON
  * stream aborted mid-page, under a loaded CI).
  */
-import { Client, Pool } from 'pg';
+import { Client, Connection, Pool } from 'pg';
 import { DatabaseAvailability } from '../../src/platform/database/database-availability';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
 
@@ -66,6 +66,26 @@ describe.each(databaseTargets())('the availability probe on a loaded machine (%s
     availability.attach(pool);
     while (stalls < 3) await sleep(20);
     await sleep(PROBE_TIMEOUT_MS);
+    expect(warnings).toEqual([]);
+    expect(availability.isUp).toBe(true);
+  }, 30_000);
+
+  it("reads the start-up's answer that arrived during a stall, and gives the probe's statement its own limit", async () => {
+    // The stall comes right after the probe's connection sends its start-up message.
+    let stalled = false;
+    // pg sends it from Connection.startup, which its types do not declare.
+    const prototype = Connection.prototype as unknown as { startup(config: { application_name?: string }): void };
+    const startup = prototype.startup;
+    jest.spyOn(prototype, 'startup').mockImplementation(function (this: Connection, config) {
+      startup.call(this, config);
+      if (config.application_name === 'continuum-probe' && !stalled) {
+        stalled = true;
+        stall(PROBE_TIMEOUT_MS * 3);
+      }
+    });
+    availability.attach(pool);
+    while (!stalled) await sleep(20);
+    await sleep(PROBE_TIMEOUT_MS * 2);
     expect(warnings).toEqual([]);
     expect(availability.isUp).toBe(true);
   }, 30_000);

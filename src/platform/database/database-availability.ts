@@ -270,7 +270,23 @@ export class DatabaseAvailability {
     }
   }
 
+  /** A fresh connection when there is none, then SELECT 1: each exchange within the time limit. */
   private async ping(): Promise<void> {
+    if (!this.probeClient) {
+      const client = new Client({
+        ...this.options.client,
+        // The probe's own limit covers the start-up: the driver's timer would not wait for the next read.
+        connectionTimeoutMillis: 0,
+        application_name: 'continuum-probe',
+      });
+      client.on('error', () => undefined);
+      this.probeClient = client;
+      await this.withinLimit(client.connect());
+    }
+    await this.withinLimit(this.probeClient.query('SELECT 1'));
+  }
+
+  private async withinLimit<T>(exchange: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       const expire = () => {
@@ -287,23 +303,7 @@ export class DatabaseAvailability {
       timer = setTimeout(expire, this.probeTimeoutMs);
     });
     try {
-      await Promise.race([
-        (async () => {
-          if (!this.probeClient) {
-            const client = new Client({
-              ...this.options.client,
-              // Serialised: a connection's start-up also queues behind the statements in flight.
-              connectionTimeoutMillis: this.options.serialised ? 0 : this.probeTimeoutMs,
-              application_name: 'continuum-probe',
-            });
-            client.on('error', () => undefined);
-            this.probeClient = client;
-            await client.connect();
-          }
-          await this.probeClient.query('SELECT 1');
-        })(),
-        timeout,
-      ]);
+      return await Promise.race([exchange, timeout]);
     } finally {
       clearTimeout(timer);
     }
