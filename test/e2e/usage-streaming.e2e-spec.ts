@@ -11,7 +11,8 @@ const gc = runInNewContext('gc') as () => void;
 
 const EVENTS = 200_000;
 const PER_SESSION = 200;
-const INSERT_SLICE = 20_000;
+/** A live stream's next chunk comes within this, or the read fails at once, saying why (not at the test's timeout). */
+const CHUNK_WAIT_MS = 15_000;
 const PAGES = Math.ceil(EVENTS / METER_EVENTS_PAGE);
 const LINE =
   /^\{"schema":"service\.normalized-meter-event\.v1","session_id":"sess_bulk\d{6}","frames":62,"meter_event_id":"mev_sess_bulk\d{6}_\d+"\}$/;
@@ -56,17 +57,13 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
        FROM generate_series(0, $3 - 1) g`,
       [projectId, PER_SESSION, EVENTS / PER_SESSION],
     );
-    // In slices: the app here does not know its embedded server is one (it is given a URL), so it
-    // watches it as an external server, whose probe reads a statement over 1.2 s as an outage.
-    for (let from = 0; from < EVENTS; from += INSERT_SLICE) {
-      await t.dataSource.query(
-        `INSERT INTO meter_events (id, session_id, project_id, seq, frames, cost_micros, recorded_at)
-         SELECT 'mev_sess_bulk' || lpad((g / $2)::text, 6, '0') || '_' || (g % $2 + 1), 'sess_bulk' || lpad((g / $2)::text, 6, '0'),
-                $1, g % $2 + 1, 62, 4960, timestamptz '2026-02-01 00:00:00+00' + g * interval '1 millisecond'
-         FROM generate_series($3::int, $4::int - 1) g`,
-        [projectId, PER_SESSION, from, Math.min(EVENTS, from + INSERT_SLICE)],
-      );
-    }
+    await t.dataSource.query(
+      `INSERT INTO meter_events (id, session_id, project_id, seq, frames, cost_micros, recorded_at)
+       SELECT 'mev_sess_bulk' || lpad((g / $2)::text, 6, '0') || '_' || (g % $2 + 1), 'sess_bulk' || lpad((g / $2)::text, 6, '0'),
+              $1, g % $2 + 1, 62, 4960, timestamptz '2026-02-01 00:00:00+00' + g * interval '1 millisecond'
+       FROM generate_series(0, $3 - 1) g`,
+      [projectId, PER_SESSION, EVENTS],
+    );
     const repository = t.app.get(MeterEventsRepository);
     const page = repository.page.bind(repository);
     repository.page = (...args) => {
@@ -82,11 +79,43 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
    * reader before it grew, which the kernel may autotune up to tcp_rmem's maximum (32 MB here), and
    * then the socket alone takes most of the payload before the server sees back-pressure.
    */
-  const open = (): Promise<IncomingMessage> =>
-    new Promise((resolve, reject) => {
-      const url = `${t.baseUrl}/v1/usage/normalized-meter-events`;
+  const open = async (): Promise<IncomingMessage> => {
+    const url = `${t.baseUrl}/v1/usage/normalized-meter-events`;
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
       httpGet(url, { agent: false, headers: { authorization: `Bearer ${apiKey}` } }, resolve).on('error', reject);
     });
+    if (res.statusCode === 200) return res;
+    let body = '';
+    for await (const chunk of res) body += String(chunk);
+    throw new Error(`status ${res.statusCode}: ${body}\n${databaseLines()}`);
+  };
+
+  /** What the app said about its database: why a stream was refused or cut. */
+  const databaseLines = () =>
+    t.logs.filter((line) => line.includes(`"context":"Database"`)).join('') ||
+    '(the app logged nothing about its database)';
+
+  /** The response's chunks, each within CHUNK_WAIT_MS; a stream that stalls or dies fails here with the app's account. */
+  async function* chunksOf(res: IncomingMessage): AsyncGenerator<Buffer> {
+    const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no data for ${CHUNK_WAIT_MS} ms`)), CHUNK_WAIT_MS);
+      });
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await Promise.race([chunks.next(), stalled]);
+      } catch (error) {
+        res.destroy(); // or the app's close would wait on this response for ever
+        throw new Error(`the stream failed (${(error as Error).message})\n${databaseLines()}`);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  }
 
   /** The page count once no page has been asked for during a whole second (at most 20 s). */
   async function settledPageCount(): Promise<number> {
@@ -134,7 +163,7 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
     expect(res.headers['content-type']).toBe('application/x-ndjson');
     expect(res.headers['x-request-id']).toBeDefined();
     const lines = lineCounter();
-    for await (const chunk of res) lines.push(chunk as Buffer);
+    for await (const chunk of chunksOf(res)) lines.push(chunk);
     expect(lines.count).toBe(EVENTS);
     expect(lines.rest).toBe('');
     expect(pages).toBe(PAGES + 1); // the last full page is followed by an empty one
@@ -152,9 +181,8 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
     try {
       res = await open();
       const lines = lineCounter();
-      const first: Buffer = await new Promise((resolve) => res!.once('data', resolve));
-      lines.push(first);
-      res.pause();
+      const reading = chunksOf(res);
+      lines.push((await reading.next()).value as Buffer);
       const stalledAt = await settledPageCount();
       gc();
       const whilePaused = usedBytes() - baseline;
@@ -164,9 +192,9 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
       expect(stalledAt).toBeLessThanOrEqual(PAGES / 2);
       // A slow reader: a pause after every 256 KB, until the end.
       let sincePause = 0;
-      for await (const chunk of res) {
-        lines.push(chunk as Buffer);
-        sincePause += (chunk as Buffer).length;
+      for await (const chunk of reading) {
+        lines.push(chunk);
+        sincePause += chunk.length;
         if (sincePause >= 256 * 1024) {
           sincePause = 0;
           await sleep(10);
@@ -191,14 +219,14 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
 
   it('stops querying when the client hangs up', async () => {
     const res = await open();
-    await new Promise((resolve) => res.once('data', resolve));
+    await chunksOf(res).next();
     res.destroy();
     // What the socket buffers took before the hang-up, plus one page prefetched: far from all of them.
     expect(await settledPageCount()).toBeLessThanOrEqual(PAGES / 2);
     // The service is unharmed: a new reader gets the whole stream.
     const again = await open();
     let bytes = 0;
-    for await (const chunk of again) bytes += (chunk as Buffer).length;
+    for await (const chunk of chunksOf(again)) bytes += chunk.length;
     expect(bytes).toBeGreaterThan(EVENTS * 100);
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { createRootLogger } from '../../src/platform/logging/logger';
 import { AppConfig } from '../../src/config/app-config';
 import { DatabaseLocation } from '../../src/platform/database/database.module';
 import { ProjectsService } from '../../src/modules/projects/projects.service';
-import { createTestDatabase, DatabaseTarget } from './test-database';
+import { createTestDatabase, DatabaseTarget, embeddedServerAt } from './test-database';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -57,7 +57,8 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
   try {
     app = await createApp({
       config,
-      database: new DatabaseLocation(db.url, null),
+      // As the service runs on its own embedded server (its limits, probe and pool), but the test owns it.
+      database: new DatabaseLocation(db.url, embeddedServerAt(db.url), false),
       logger: createRootLogger('trace', sink),
     });
     await app.listen(0, '127.0.0.1');

@@ -66,6 +66,14 @@ function localServerListens(): boolean {
   return result.status === 0;
 }
 
+/** The embedded test servers running in this process, by URL: an app on one runs as on its own embedded server. */
+const embeddedServers = new Map<string, EmbeddedPostgres>();
+
+/** The embedded test server at `url`, or null (a PostgreSQL server, or a proxy in front of either). */
+export function embeddedServerAt(url: string): EmbeddedPostgres | null {
+  return embeddedServers.get(url) ?? null;
+}
+
 export async function createTestDatabase(target: DatabaseTarget): Promise<TestDatabase> {
   return target === 'postgres' ? createServerDatabase() : createEmbeddedDatabase();
 }
@@ -135,6 +143,7 @@ async function createEmbeddedDatabase(): Promise<TestDatabase> {
     const dataDir = join(root, 'data');
     cpSync(await templateCluster(), dataDir, { recursive: true });
     const server = await EmbeddedPostgres.start({ dataDir });
+    embeddedServers.set(server.url, server);
     let dropped = false;
     return {
       url: server.url,
@@ -142,6 +151,7 @@ async function createEmbeddedDatabase(): Promise<TestDatabase> {
       drop: async () => {
         if (dropped) return;
         dropped = true;
+        embeddedServers.delete(server.url);
         try {
           await server.stop();
         } finally {

@@ -12,7 +12,10 @@ import { pgPool } from './pg-pool';
 export class DatabaseLocation {
   constructor(
     readonly url: string,
+    /** The embedded server behind `url`: one backend, so statements wait their turn (limits, probe, pool). */
     readonly embedded: EmbeddedPostgres | null,
+    /** Whether the app stops that server when it shuts down: not when another owner started it. */
+    readonly ownsServer = embedded !== null,
   ) {}
 }
 
@@ -86,6 +89,6 @@ export class DatabaseModule implements OnApplicationShutdown {
     if (!this.location.embedded) return;
     // The data source must let go of its connections before the embedded server stops.
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
-    await this.location.embedded.stop();
+    if (this.location.ownsServer) await this.location.embedded.stop();
   }
 }
