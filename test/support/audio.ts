@@ -2,12 +2,18 @@
 export const RATE = 24_000;
 export const FRAME_BYTES = 3840; // 80 ms
 
+/**
+ * Jest runs each file in a vm context, where every global lookup (`Math`) in a hot loop goes
+ * through the context's interceptor: 25 times slower than in node (6 ms against 0.25 ms for 400 ms
+ * of tone), enough to stall real-time test clients. Hence the local bindings and a plain typed array.
+ */
+const { round, sin, PI } = Math;
+
 export function tone(ms: number, hz = 440, amplitude = 8000): Buffer {
-  const samples = Math.round((RATE * ms) / 1000);
-  const buf = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++)
-    buf.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / RATE)), i * 2);
-  return buf;
+  const pcm = new Int16Array(round((RATE * ms) / 1000));
+  const step = (2 * PI * hz) / RATE;
+  for (let i = 0; i < pcm.length; i++) pcm[i] = round(amplitude * sin(step * i));
+  return Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
 }
 
 export function silence(ms: number): Buffer {
