@@ -2,7 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { EMBEDDED_CONNECTION_LIMITS, poolSizeOf } from '../../src/platform/database/data-source-options';
 import { createTestDatabase, databaseTargets, type DatabaseTarget } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
 
 async function query<T>(url: string, sql: string): Promise<T[]> {
   const client = new Client({ connectionString: url });
@@ -120,6 +122,20 @@ describe('createTestDatabase on embedded', () => {
       await Promise.all([a.drop(), b.drop()]);
     }
   });
+
+  it('gives an app on it the embedded configuration, and the app leaves it running when it closes', async () => {
+    const db = await createTestDatabase('embedded');
+    try {
+      const t = await startTestApp('embedded', { databaseUrl: db.url });
+      const extra = t.dataSource.options.extra as { connectionTimeoutMillis: number };
+      expect(poolSizeOf(t.dataSource.options)).toBe(4);
+      expect(extra.connectionTimeoutMillis).toBe(EMBEDDED_CONNECTION_LIMITS.connectionTimeoutMillis);
+      await t.close();
+      expect(await query(db.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
 
   it('removes folders of killed runs, but not live or recent ones', async () => {
     const made = (locked: boolean, ageMs: number) => {
