@@ -13,6 +13,7 @@
 import { DEBIAN_EN_US_MODEL, PocketsphinxDecoder, baseWord, isFiller } from '../libs/pocketsphinx';
 import { DECODER_ARGS, DEFAULT_TUNING } from '../src/engines/embedded/engine-options';
 import { buildCalibrationSet, CalibrationTurn } from '../src/engines/embedded/testing/calibration-set';
+import { percentile } from '../src/engines/embedded/testing/speech-timing';
 import { endingOf } from '../src/session-core/end-of-turn/end-of-turn.model';
 
 const SAMPLES_PER_MS = 24;
@@ -41,15 +42,10 @@ async function decode(decoder: PocketsphinxDecoder, turn: CalibrationTurn, toMs:
     .map((s) => ({ word: baseWord(s.word), posterior: s.posterior }));
 }
 
-function quantile(values: number[], q: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.round(q * (s.length - 1)))] : Number.NaN;
-}
-
 function report(split: string, heard: Heard[]): void {
   const count = (group: Heard[], ending: Heard['ending']) => group.filter((h) => h.ending === ending).length;
   const lastPosterior = (group: Heard[]) => group.map((h) => h.words[h.words.length - 1]?.posterior ?? 0);
-  const fmt = (values: number[]) => [0.1, 0.25, 0.5].map((q) => quantile(values, q).toFixed(2)).join(' / ');
+  const fmt = (values: number[]) => [10, 25, 50].map((p) => percentile(values, p).toFixed(2)).join(' / ');
   const paused = heard.filter((h) => h.atPause);
   const complete = heard.filter((h) => !h.atPause);
   const misheard = paused.filter((h) => h.ending === 'complete');

@@ -27,11 +27,7 @@ const SHORT = Math.min(15, ...LENGTHS);
 const SESSIONS = 10;
 const CHUNK_MS = 400; // 5 frames of 80 ms per append
 const FRAMES_PER_CHUNK = CHUNK_MS / 80;
-/**
- * One chunk of audio, made once: the ten streamers wake in the same tick every 400 ms, and making the
- * tone each time (9,600 samples through Math.sin, ~6 ms a chunk inside jest's sandbox) held this
- * process ~60 ms every 400 ms (most of the loop stall the outages measured, none of it the service's).
- */
+/** Every chunk is the same audio: made and encoded once, not by ten streamers in the same tick. */
 const CHUNK_AUDIO = tone(CHUNK_MS).toString('base64');
 const START = { type: 'session.start', session: { model: 'vendor-asr-streaming' } };
 
