@@ -77,6 +77,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {
+    // No promise is dropped unhandled in the service: a rejection nobody awaits would end the process
+    // (or, with the process guard, end nothing and be noticed by nobody). `void` marks one handled on purpose.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error', '@typescript-eslint/no-misused-promises': 'error' },
+  },
+  {
     // Examples are standalone scripts a user runs with node: they read their settings from the environment.
     files: ['examples/**'],
     languageOptions: { globals: { fetch: 'readonly' } },

@@ -10,6 +10,8 @@ import { enginesDocument } from './engines/registry/engines-config';
 import { MODEL_IDS } from './session-core';
 import { DatabaseModule } from './platform/database/database.module';
 import { FirstStartService } from './modules/projects';
+import { MetricsService } from './modules/metrics';
+import { guardProcess } from './platform/runtime/escaped-errors';
 
 async function main(): Promise<void> {
   tuneHeapForStreaming();
@@ -28,6 +30,8 @@ async function main(): Promise<void> {
   Logger.overrideLogger(new PinoNestLogger(logger));
   const database = await DatabaseModule.locate(config);
   const app = await createApp({ config, database, logger, shutdownHooks: false });
+  const metrics = app.get(MetricsService);
+  guardProcess(logger, (kind) => metrics.escapedErrors.inc({ kind }));
   // SIGTERM (a pod being stopped) drains: readiness fails at once, live sessions get the grace period,
   // then the process exits 0. Nest's own hooks would re-raise the signal and end with 143 instead.
   let stopping = false;

@@ -14,11 +14,27 @@ describe('AppConfig', () => {
       databaseUrl: null,
       tls: null,
       maxSessionSeconds: 120,
-      concurrentSessionsLimit: 10,
+      concurrentSessionsLimit: 6,
+      // The defaults agree: a project's concurrency is one instance's fair share of its 8 streams.
+      engineMaxStreams: 8,
+      projectStreamsPerInstance: 6,
+      sessionIdleSeconds: 30,
       startingCreditMicros: 10_000_000,
       priceMicrosPerMinute: { voicechat: 60_000, asr: 6_000 },
       speechEngine: 'embedded',
     });
+  });
+
+  it.each([
+    ['1', 1],
+    ['2', 1],
+    ['4', 3],
+    ['100', 75],
+  ])('leaves others a quarter of ENGINE_MAX_STREAMS=%s (a project holds %i) unless told', (streams, share) => {
+    expect(new AppConfig({ ENGINE_MAX_STREAMS: streams }).projectStreamsPerInstance).toBe(share);
+    expect(
+      new AppConfig({ ENGINE_MAX_STREAMS: streams, PROJECT_STREAMS_PER_INSTANCE: streams }).projectStreamsPerInstance,
+    ).toBe(Number(streams));
   });
 
   it('parses typed values and trims the public URL', () => {

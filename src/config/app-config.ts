@@ -48,6 +48,11 @@ export class AppConfig {
   readonly startingCreditMicros: number;
   readonly speechEngine: 'embedded' | 'scripted';
   readonly engineMaxStreams: number;
+  /** Sockets one project may hold on this instance: its fair share of the engine streams. */
+  readonly projectStreamsPerInstance: number;
+  readonly sessionIdleSeconds: number;
+  readonly socketControlBurst: number;
+  readonly socketControlPerSecond: number;
   /** null: every model is served by one SPEECH_ENGINE engine of ENGINE_MAX_STREAMS streams. */
   readonly engines: EnginesSource | null;
   readonly region: string;
@@ -86,6 +91,11 @@ export class AppConfig {
     this.startingCreditMicros = usdToMicros(e.STARTING_CREDIT_USD);
     this.speechEngine = e.SPEECH_ENGINE;
     this.engineMaxStreams = e.ENGINE_MAX_STREAMS;
+    this.projectStreamsPerInstance =
+      e.PROJECT_STREAMS_PER_INSTANCE ?? Math.max(1, e.ENGINE_MAX_STREAMS - Math.ceil(e.ENGINE_MAX_STREAMS / 4));
+    this.sessionIdleSeconds = e.SESSION_IDLE_SECONDS;
+    this.socketControlBurst = e.SOCKET_CONTROL_BURST;
+    this.socketControlPerSecond = e.SOCKET_CONTROL_PER_SECOND;
     this.engines = enginesSource(e.ENGINES_FILE, e.ENGINES_JSON);
     // Upstream credentials are named by the engines document ({"env": "NAME"}); only those are read.
     this.secretEnv = (name) => env[name];

@@ -66,7 +66,8 @@ export class Environment {
   @IsIn(LOG_LEVELS) LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
   @IsInt() @Min(1) @Max(3600) MAX_SESSION_SECONDS: number = 120;
-  @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT: number = 10;
+  /** Live and pending sessions of one project across every instance; 6 matches one instance's share of 8 streams. */
+  @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT: number = 6;
   @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE: number = 600;
   @IsInt() @Min(1) @Max(1_000_000) AUTH_FAILURES_PER_MINUTE: number = 30;
   @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MINUTE must be a decimal USD amount' })
@@ -78,6 +79,17 @@ export class Environment {
 
   @IsIn(ENGINES) SPEECH_ENGINE: (typeof ENGINES)[number] = 'embedded';
   @IsInt() @Min(1) @Max(10_000) ENGINE_MAX_STREAMS: number = 8;
+  /**
+   * The sockets one project may hold on one instance (its fair share of the engine streams). Unset:
+   * ENGINE_MAX_STREAMS less a quarter (6 of 8), so one project never holds every stream; set it to
+   * ENGINE_MAX_STREAMS when one project owns the deployment.
+   */
+  @IsOptional() @IsInt() @Min(1) @Max(10_000) PROJECT_STREAMS_PER_INSTANCE?: number;
+  /** A started session that appends no audio for this long ends `expired` (`idle_timeout`); 0: never. */
+  @IsInt() @Min(0) @Max(3600) SESSION_IDLE_SECONDS: number = 30;
+  /** Control messages (all but audio) one socket may send at once, and per second after that. */
+  @IsInt() @Min(1) @Max(100_000) SOCKET_CONTROL_BURST: number = 200;
+  @IsInt() @Min(1) @Max(100_000) SOCKET_CONTROL_PER_SECOND: number = 50;
   /** JSON file naming the engine of each model (see README "Serving real models"); overrides SPEECH_ENGINE. */
   @trimmed @IsOptional() @IsString() ENGINES_FILE?: string;
   /** The same document inline (e.g. from a ConfigMap value); ENGINES_FILE wins when both are set. */

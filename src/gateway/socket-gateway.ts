@@ -60,14 +60,35 @@ export class SocketWiring {
         // The one clock: every session's timers (output pacing, holds, expiry, meter retries) ride its ticks.
         clock: this.clock,
         logger: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
-        limits: { maxSessionMs: this.config.maxSessionSeconds * 1000 },
+        limits: {
+          maxSessionMs: this.config.maxSessionSeconds * 1000,
+          idleTimeoutMs: this.config.sessionIdleSeconds * 1000,
+          controlBurst: this.config.socketControlBurst,
+          controlPerSecond: this.config.socketControlPerSecond,
+        },
       },
       engines: { default: this.engine, for: (model) => this.engines.engineFor(model) },
       models: this.models,
     });
+    admitted.claim.bind();
+    void connection.runtime.done.then(() => admitted.claim.release());
     this.sessions.track(dialect.name, connection.runtime, admitted.ports, ws);
-    ws.on('message', (data, isBinary) => connection.onMessage(data, isBinary));
-    ws.on('close', (code) => connection.onClose(code));
+    // A throwing handler would escape into ws's socket callbacks and take the process down with every
+    // other session: it ends this session instead.
+    ws.on('message', (data, isBinary) => {
+      try {
+        connection.onMessage(data, isBinary);
+      } catch (error) {
+        connection.runtime.fault(error, 'message handler');
+      }
+    });
+    ws.on('close', (code) => {
+      try {
+        connection.onClose(code);
+      } catch (error) {
+        connection.runtime.fault(error, 'close handler');
+      }
+    });
   }
 }
 
@@ -86,7 +107,12 @@ export function socketGateway(dialect: Dialect): Type<unknown> {
     }
 
     handleConnection(ws: WebSocket, req: IncomingMessage): void {
-      this.wiring.connect(dialect, this.logger, ws, req);
+      try {
+        this.wiring.connect(dialect, this.logger, ws, req);
+      } catch (error) {
+        this.logger.error(`connection setup failed: ${error instanceof Error ? error.stack : String(error)}`);
+        ws.close(1011, 'internal_error');
+      }
     }
   }
   Object.defineProperty(DialectGateway, 'name', { value: name });

@@ -21,6 +21,7 @@ export type { SessionPhase } from './machine/session.machine';
 export { sameEngineSettings } from './model/session-config-changes';
 export { SessionRegistry } from './runtime/session.registry';
 export { SessionRuntime } from './runtime/session.runtime';
+export { IdleWatch } from './runtime/idle-watch';
 export {
   PendingUsage,
   type PendingBatch,

@@ -44,6 +44,8 @@ export async function startTestApp(target: DatabaseTarget, options: TestAppOptio
     LOG_LEVEL: 'info',
     SPEECH_ENGINE: 'scripted',
     AUTH_FAILURES_PER_MINUTE: '1000000',
+    // Suites open many sockets of one project on one instance; the fair share's own suite sets the share.
+    PROJECT_STREAMS_PER_INSTANCE: options.env?.ENGINE_MAX_STREAMS ?? '8',
     ...options.env,
   });
   const logs: string[] = [];

@@ -15,6 +15,9 @@ import { compatPorts } from '../connection/compat-ports';
 import { InstanceIdentity } from '../connection/instance-identity';
 import { coreConfigOf, requestedOf } from '../connection/session-config.mapping';
 import { SessionPortsFactory, type SessionPorts } from '../connection/session-ports.factory';
+import { ProjectShare, type ShareClaim } from '../connection/project-share';
+import { AppConfig } from '../../config/app-config';
+import { TickScheduler } from '../../platform/clock/tick-scheduler';
 import { extractSocketCredential, type SocketCredentialResult } from './socket-credentials';
 
 export type { AdmittedSession };
@@ -26,6 +29,8 @@ export interface Admitted<Q = unknown> {
   readonly config: SessionConfig | null;
   readonly lock: SessionConfig | null;
   readonly ports: SessionPorts;
+  /** The project's claim on this instance's fair share, released when the session is done. */
+  readonly claim: ShareClaim;
 }
 
 /**
@@ -39,6 +44,7 @@ export interface Admitted<Q = unknown> {
 @Injectable()
 export class SocketAdmission {
   private readonly admitted = new WeakMap<IncomingMessage, Admitted>();
+  private readonly share: ProjectShare;
 
   constructor(
     private readonly auth: AuthService,
@@ -49,7 +55,11 @@ export class SocketAdmission {
     private readonly models: ModelCatalog,
     private readonly ports: SessionPortsFactory,
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
-  ) {}
+    config: AppConfig,
+    clock: TickScheduler,
+  ) {
+    this.share = new ProjectShare(config.projectStreamsPerInstance, clock);
+  }
 
   async admit<Q>(req: IncomingMessage, dialect: Dialect<Q>): Promise<void> {
     const query = dialect.query(req);
@@ -57,13 +67,24 @@ export class SocketAdmission {
     if (transcriptionOnly) this.models.checkLanguage(TRANSCRIPTION_MODEL, dialect.language?.(query), 'language');
     const found = extractSocketCredential(req, dialect.credentials);
     if (transcriptionOnly) await this.refuseLiveSecret(found);
-    const session = await this.authenticate(req, found, transcriptionOnly);
+    const { session, claim } = await this.authenticate(req, found, transcriptionOnly);
+    try {
+      this.admitted.set(req, { ...(await this.configured(session, query, dialect)), claim });
+    } catch (error) {
+      claim.release();
+      throw error;
+    }
+  }
+
+  private async configured<Q>(
+    session: AdmittedSession,
+    query: Q,
+    dialect: Dialect<Q>,
+  ): Promise<Omit<Admitted<Q>, 'claim'>> {
     const lock =
       session.kind === 'opened' ? coreConfigOf(session.opened.type, session.opened.model, session.opened.audio) : null;
-    if (!dialect.configure) {
-      this.admitted.set(req, { session, query, config: null, lock, ports: this.ports.create(session, dialect.name) });
-      return;
-    }
+    if (!dialect.configure)
+      return { session, query, config: null, lock, ports: this.ports.create(session, dialect.name) };
     const config = dialect.configure(query, lock);
     // An API key's session is admitted now, with the configuration the dialect resolved; it is then the
     // same case as a redeemed secret: a session active since the handshake.
@@ -79,7 +100,7 @@ export class SocketAdmission {
             }),
           };
     const ports = compatPorts(this.ports.create(opened, dialect.name), lock ?? config, this.sessions);
-    this.admitted.set(req, { session: opened, query, config, lock, ports });
+    return { session: opened, query, config, lock, ports };
   }
 
   /** What admit() decided for this upgrade, handed to the connection once. */
@@ -98,7 +119,7 @@ export class SocketAdmission {
     req: IncomingMessage,
     found: SocketCredentialResult,
     transcriptionOnly: boolean,
-  ): Promise<AdmittedSession> {
+  ): Promise<{ session: AdmittedSession; claim: ShareClaim }> {
     this.lifecycle.assertAcceptingSessions();
     if (queryCarriesApiKey(req.url)) {
       throw new AppError(
@@ -122,14 +143,17 @@ export class SocketAdmission {
     }
     const value = found.credential.value;
     if (isClientSecret(value)) {
-      const opened = await this.secrets.redeem(value, { instanceId: this.instance.id });
-      return { kind: 'opened', sessionId: opened.id, opened };
+      // The fair share is asked inside the redemption, so a refusal leaves the secret unused.
+      const claimed: { claim?: ShareClaim } = {};
+      const opened = await this.secrets.redeem(value, {
+        instanceId: this.instance.id,
+        admit: (projectId) => (claimed.claim = this.share.claim(projectId)),
+      });
+      return { session: { kind: 'opened', sessionId: opened.id, opened }, claim: claimed.claim! };
     }
-    return {
-      kind: 'deferred',
-      sessionId: newSessionId(),
-      principal: await this.auth.verifyApiKey(value, { headers: req.headers }),
-    };
+    const principal = await this.auth.verifyApiKey(value, { headers: req.headers });
+    const claim = this.share.claim(principal.projectId);
+    return { session: { kind: 'deferred', sessionId: newSessionId(), principal }, claim };
   }
 
   /** A secret for a live session is refused by a transcription socket before it is spent. */

@@ -28,6 +28,11 @@ export type ClientSecretEndpoint = 'live' | 'realtime';
 export interface RedeemOptions {
   /** The instance that holds the socket, recorded on the session for DELETE and the orphan reaper. */
   instanceId?: string | null;
+  /**
+   * Asked with the session's project before the redemption commits; throwing keeps the secret unused
+   * (the gateway's fair share of its engine streams refuses a project here).
+   */
+  admit?: (projectId: string) => void;
 }
 
 const MAX_SECRET_LENGTH = 256;
@@ -140,6 +145,7 @@ export class ClientSecretsService {
         throw new AppError('insufficient_credit', 'The project has no credit left; add credit to start sessions');
       }
       const { hasCredit: _credit, ...session } = activated;
+      options.admit?.(session.projectId);
       return session;
     });
   }

@@ -26,6 +26,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly escapedErrors = new Counter({
+    name: 'continuum_escaped_errors_total',
+    help: 'Errors no session or request caught (unhandled rejections, uncaught exceptions): each is a bug',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly sessions = new SessionMetrics(this.registry);
 
   constructor() {

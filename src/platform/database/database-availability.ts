@@ -152,7 +152,9 @@ export class DatabaseAvailability {
     const connect = pool.connect.bind(pool) as (cb: ConnectCallback) => void;
     const wrapped = (callback?: ConnectCallback): Promise<PoolClient> | void => {
       if (!callback) {
-        return new Promise((resolve, reject) => wrapped((error, client) => (error ? reject(error) : resolve(client!))));
+        return new Promise((resolve, reject) => {
+          void wrapped((error, client) => (error ? reject(error) : resolve(client!)));
+        });
       }
       if (this.down) {
         const error = new DatabaseUnavailableError(this.down.sinceMs);

@@ -215,6 +215,17 @@ export class SessionMachine {
     return this.close({ kind: 'expired' });
   }
 
+  /**
+   * Says why, then ends the session: a client over a limit (`policy`) or a failure of the session's own
+   * work (`internal_error`). Nothing once the session is already ending.
+   */
+  abort(failure: StartFailure, cause: Extract<CloseCause, { kind: 'policy' | 'internal_error' }>): readonly Effect[] {
+    if (this.phaseNow === 'closing' || this.phaseNow === 'closed') return NO_EFFECTS;
+    const origin = cause.kind === 'internal_error' ? 'server' : 'client';
+    const out = this.error(failure.code, failure.message, failure.param ?? null, undefined, origin);
+    return out.concat(this.close(cause));
+  }
+
   /** The first cause wins; later ones (a drop after session.close, say) change nothing. */
   close(cause: CloseCause): readonly Effect[] {
     switch (this.phaseNow) {

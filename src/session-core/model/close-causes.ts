@@ -14,8 +14,12 @@ export type CloseCause =
   | { readonly kind: 'key_revoked' }
   /** The maximum session duration was reached. */
   | { readonly kind: 'expired' }
-  /** A dialect's own idle rule (Deepgram closes after ~10 s without audio). */
+  /** No input audio for the idle time (the core's rule), or a dialect's own (Deepgram: no frame for 10 s). */
   | { readonly kind: 'idle' }
+  /** The client broke a per-socket limit: too many control messages, or too many held while the engine opened. */
+  | { readonly kind: 'policy'; readonly limit: 'control_rate' | 'held_events' }
+  /** The session's own work failed (a bug, not the client's input): the session ends, never the process. */
+  | { readonly kind: 'internal_error' }
   /** The socket went away without a close handshake. */
   | { readonly kind: 'transport_lost' }
   /** The peer stopped answering the server's pings: gone without a FIN; the server drops the socket. */
@@ -74,6 +78,10 @@ export function closeOutcome(cause: CloseCause): CloseOutcome {
       return { reason: 'connection_lost', detail: 'engine_unavailable', closeCode: 1011, notify: true };
     case 'shutdown':
       return { reason: 'connection_lost', detail: 'server_shutdown', closeCode: 1001, notify: true };
+    case 'policy':
+      return { reason: 'connection_lost', detail: `${cause.limit}_exceeded`, closeCode: 1008, notify: true };
+    case 'internal_error':
+      return { reason: 'connection_lost', detail: 'internal_error', closeCode: 1011, notify: true };
     case 'invalid_input':
       return { reason: 'connection_lost', detail: 'invalid_input', closeCode: 1008, notify: true };
     case 'start_failed':

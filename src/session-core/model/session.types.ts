@@ -93,6 +93,11 @@ export interface SessionLimits {
   readonly inputAheadWarnMs: number;
   /** Input beyond this lead is dropped (`input_dropped`) and not metered. */
   readonly inputAheadMaxMs: number;
+  /** A started session that appends no audio for this long ends `expired` (`idle_timeout`); 0: never. */
+  readonly idleTimeoutMs: number;
+  /** Control messages (all but audio) a socket may send at once, and refilled per second after. */
+  readonly controlBurst: number;
+  readonly controlPerSecond: number;
 }
 
 export const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000; // 48
@@ -107,6 +112,14 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   usageEventFrames: 60,
   inputAheadWarnMs: 2000,
   inputAheadMaxMs: 5000,
+  // 30 s: a session is normally fed audio all along (browsers send silence while muted); half a
+  // minute frees a stream held by a forgotten tab well within the minute a waiting project may wait.
+  idleTimeoutMs: 30_000,
+  // The Agents SDK replays a conversation's history as one item per message at connect, and a live
+  // client may toggle mute per turn: 200 at once and 50 a second leaves them room, while a flood of
+  // updates or bad frames is cut at the 201st.
+  controlBurst: 200,
+  controlPerSecond: 50,
 };
 
 /** Exact for any frame count: integer milliseconds first, then one division. */

@@ -1,33 +1,11 @@
-import {
-  systemClock,
-  type ClockPort,
-  type SessionConfig,
-  type SessionRuntime,
-  type TimerHandle,
-} from '../../../../session-core';
-
-/** Deepgram ends a socket that sends nothing for 10 s. */
-export const LISTEN_IDLE_MS = 10_000;
-
-/** A Deepgram socket's session starts on connect and ends when the client goes quiet (`idle`). */
-export function startWatchingIdle(
-  runtime: SessionRuntime,
-  config: SessionConfig,
-  clock: ClockPort = systemClock,
-  idleMs: number = LISTEN_IDLE_MS,
-): IdleWatch {
-  runtime.handle({ type: 'start', config, implicit: true });
-  const idle = new IdleWatch(clock, idleMs, () => void runtime.end({ kind: 'idle' }));
-  void runtime.done.then(() => idle.stop());
-  return idle;
-}
+import type { ClockPort, TimerHandle } from './ports';
 
 /**
- * Deepgram's idle rule: a socket that sends no frame at all for `idleMs` is ended. One timer per
- * socket, re-armed for what is left when it fires early, rather than one per frame.
+ * Calls `onIdle` once nothing has been seen for `idleMs`. One timer per watch, re-armed for what is
+ * left when it fires early, rather than one per frame: `seen()` is a clock read and a store.
  */
 export class IdleWatch {
-  private lastFrameAt: number;
+  private lastSeenAt: number;
   private timer: TimerHandle | null = null;
 
   constructor(
@@ -35,12 +13,12 @@ export class IdleWatch {
     private readonly idleMs: number,
     private readonly onIdle: () => void,
   ) {
-    this.lastFrameAt = clock.now();
+    this.lastSeenAt = clock.now();
     this.arm(idleMs);
   }
 
-  frame(): void {
-    this.lastFrameAt = this.clock.now();
+  seen(): void {
+    this.lastSeenAt = this.clock.now();
   }
 
   stop(): void {
@@ -51,7 +29,7 @@ export class IdleWatch {
   private arm(delayMs: number): void {
     this.timer = this.clock.setTimer(() => {
       this.timer = null;
-      const idle = this.clock.now() - this.lastFrameAt;
+      const idle = this.clock.now() - this.lastSeenAt;
       if (idle < this.idleMs) return this.arm(this.idleMs - idle);
       this.onIdle();
     }, delayMs);

@@ -6,8 +6,11 @@
  * Ordering rules that matter:
  * - Effects run in order. A machine call made while effects are running (an engine event
  *   delivered synchronously from pushAudio, say) has its effects run right after.
- * - Client events that arrive while a start is in flight are held and replayed after it, so a
- *   client that streams without waiting for `session.started` loses nothing.
+ * - Client events that arrive while a start or an engine reopen is in flight are held and replayed
+ *   after it, so a client that streams without waiting for `session.started` loses nothing. One such
+ *   wait at a time; a client that fills the hold is told so and the session ends (`held_events`).
+ * - A session's fault stays in it: an effect that throws, a rejected start or reopen, or a throwing
+ *   dialect handler (`fault()`) ends this session with `internal_error`, never the process.
  * - Meter batches are written one at a time, in seq order, and all of them before the session
  *   is recorded closed; `closed` goes out only after that record.
  */
@@ -15,6 +18,8 @@ import { EngineCapacityError, type EngineEvent, type EngineStream } from '../../
 import type { CloseCause } from '../model/close-causes';
 import type { OutputPacer } from './output-pacer';
 import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';
+import { ControlRate } from './control-rate';
+import { IdleWatch } from './idle-watch';
 import { MeterWriter } from './meter-writer';
 import { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions } from './runtime-options';
 import { RuntimeCallQueue, engineConfigOf, errorText, outputPacerFor, timeLimit } from './runtime-support';
@@ -40,13 +45,17 @@ export class SessionRuntime {
   private readonly tuning: RuntimeTuning;
   private readonly calls = new RuntimeCallQueue(
     (effect) => this.execute(effect),
-    (effect, error) => this.log.error(`session ${this.sessionId}: effect ${effect.kind} failed: ${errorText(error)}`),
+    (effect, error) => this.fault(error, `effect ${effect.kind}`),
   );
   private stream: EngineStream | null = null;
   private streamBroken = false;
   private pacer: OutputPacer | null = null;
   private expiryTimer: TimerHandle | null = null;
   private held: SessionCommand[] | null = null;
+  private readonly controlRate: ControlRate;
+  private idle: IdleWatch | null = null;
+  /** A limit was broken: the session is ending and nothing the client sends runs any more. */
+  private limited = false;
   private transportOpen = true;
   private overflowed = false;
   private readonly meters: MeterWriter;
@@ -67,6 +76,7 @@ export class SessionRuntime {
       this.log,
       this.tuning.meterRetryDelaysMs,
     );
+    this.controlRate = new ControlRate(this.limits.controlBurst, this.limits.controlPerSecond, this.clock.now());
     this.done = new Promise((resolve) => (this.markDone = resolve));
   }
 
@@ -74,13 +84,43 @@ export class SessionRuntime {
     return this.machine.phase;
   }
 
-  /** A client event, parsed by the dialect. Held while a start is in flight, then replayed in order. */
+  /** A client event, parsed by the dialect. Held while a start or reopen is in flight, then replayed in order. */
   handle(command: SessionCommand): void {
-    if (this.held !== null && this.held.length < this.tuning.maxHeldEvents) {
-      this.held.push(command);
-      return;
-    }
-    this.run(dispatchCommand(this.machine, command, this.clock.now()));
+    if (this.limited) return;
+    if (command.type === 'append') this.idle?.seen();
+    else if (!this.controlRate.take(this.clock.now())) return this.overLimit('control_rate');
+    this.dispatch(command);
+  }
+
+  /**
+   * A failure inside this session's work that nothing else caught (a dialect's handler threw, say):
+   * logged with its stack, the client gets `internal_error` and the session ends. Safe to call twice.
+   */
+  fault(error: unknown, where = 'handler'): void {
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    this.log.error(`session ${this.sessionId}: ${where} failed: ${stack}`);
+    this.run(
+      this.machine.abort(
+        { code: 'internal_error', message: 'the session failed on the server and was ended' },
+        { kind: 'internal_error' },
+      ),
+    );
+  }
+
+  private dispatch(command: SessionCommand): void {
+    if (this.held === null) return this.run(dispatchCommand(this.machine, command, this.clock.now()));
+    if (this.held.length < this.tuning.maxHeldEvents) this.held.push(command);
+    else this.overLimit('held_events');
+  }
+
+  private overLimit(limit: 'control_rate' | 'held_events'): void {
+    const message =
+      limit === 'control_rate'
+        ? `more than ${this.limits.controlBurst} control messages at once, or over ${this.limits.controlPerSecond} a second; the session ends`
+        : `more than ${this.tuning.maxHeldEvents} events sent while the session was starting; the session ends`;
+    this.limited = true;
+    this.held = null; // what was held is refused with the session
+    this.run(this.machine.abort({ code: 'rate_limit_exceeded', message }, { kind: 'policy', limit }));
   }
 
   /** The socket is gone: recorded `connection_lost` unless the session was already ending. */
@@ -129,7 +169,7 @@ export class SessionRuntime {
       case 'emit':
         return this.send(effect.event);
       case 'open_session':
-        return void this.openSession(effect.config);
+        return this.background(this.openSession(effect.config), 'start');
       case 'schedule_expiry':
         return this.scheduleExpiry(effect.atMs);
       case 'engine_push':
@@ -162,11 +202,11 @@ export class SessionRuntime {
       case 'output_release':
         return this.pacer?.release();
       case 'finalize':
-        return void this.finalize(effect);
+        return this.background(this.finalize(effect), 'close');
       case 'transport_close':
         return this.closeTransport(effect.code, effect.reason);
       case 'reopen_engine':
-        return void this.reopenEngine(effect.config);
+        return this.background(this.reopenEngine(effect.config), 'engine reopen');
       case 'dialect_frame':
         return this.sendFrame(effect.frame);
     }
@@ -206,13 +246,33 @@ export class SessionRuntime {
     });
   }
 
-  /** Commands that arrive while `work` runs are held, and handled after its effects. */
+  /** Asynchronous work of the session: a rejection ends this session, never goes unhandled. */
+  private background(work: Promise<void>, what: string): void {
+    work.catch((error: unknown) => this.fault(error, what));
+  }
+
+  /**
+   * Commands that arrive while `work` runs are held, and handled after its effects, in order. The
+   * machine asks for one start or reopen at a time (the hold keeps every command from it meanwhile).
+   */
   private async holdingCommands(work: () => Promise<readonly Effect[]>): Promise<void> {
-    this.held = [];
-    this.run(await work());
-    const held = this.held;
-    this.held = null;
-    for (const command of held) this.handle(command);
+    if (this.held !== null) throw new Error('a start or reopen is already in flight');
+    const held: SessionCommand[] = [];
+    this.held = held;
+    let effects: readonly Effect[];
+    try {
+      effects = await work();
+    } finally {
+      if (this.held === held) this.held = null;
+    }
+    this.run(effects);
+    // A broken limit dropped the hold and ended the session meanwhile: nothing is replayed then.
+    if (this.machine.phase === 'closing' || this.machine.phase === 'closed') return;
+    for (let i = 0; i < held.length; i++) {
+      // A replayed command started another reopen: it holds the rest, ahead of what arrives later.
+      if (this.held !== null) return void this.held.unshift(...held.slice(i));
+      this.dispatch(held[i]);
+    }
   }
 
   private async activate(config: SessionConfig): Promise<readonly Effect[]> {
@@ -244,6 +304,11 @@ export class SessionRuntime {
       return this.machine.startFailed(refusal);
     }
     this.stream = stream;
+    if (this.limits.idleTimeoutMs > 0) {
+      this.idle = new IdleWatch(this.clock, this.limits.idleTimeoutMs, () =>
+        this.run(this.machine.close({ kind: 'idle' })),
+      );
+    }
     this.pacer = outputPacerFor(this.tuning, {
       clock: this.clock,
       originMs: startedAtMs,
@@ -323,14 +388,16 @@ export class SessionRuntime {
     this.stream = null;
   }
 
+  /** Whatever fails on the way, the session is finalized: its `done` must resolve and its socket end. */
   private async finalize(closing: Extract<Effect, { kind: 'finalize' }>): Promise<void> {
-    this.pacer?.stop();
-    if (this.expiryTimer !== null) this.clock.clearTimer(this.expiryTimer);
-    this.expiryTimer = null;
-    await this.engineClosed;
-    await this.meters.settled();
-    const { reason, detail, usage } = closing;
     try {
+      this.idle?.stop();
+      this.pacer?.stop();
+      if (this.expiryTimer !== null) this.clock.clearTimer(this.expiryTimer);
+      this.expiryTimer = null;
+      await this.engineClosed;
+      await this.meters.settled();
+      const { reason, detail, usage } = closing;
       await this.options.store.close(this.sessionId, { reason, detail, usage, endedAtMs: this.clock.now() });
     } catch (error) {
       this.log.error(`session ${this.sessionId}: recording the close failed: ${errorText(error)}`);

@@ -9,13 +9,13 @@
 import type { EndOfTurnSettings } from '../../../../engines/contract';
 import type { SessionRuntimeOptions } from '../../../../session-core';
 import { SessionRuntime } from '../../../../session-core';
-import type { SessionConfig } from '../../../../session-core';
+import type { IdleWatch, SessionConfig } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
 import { ListenAudioInput } from '../shared/deepgram-audio';
 import { parseFluxFrame, type FluxThresholds } from './flux.protocol';
 import { checkedThresholds, type FluxOptions } from './flux.query';
 import { FluxRenderer } from './flux.render';
-import { startWatchingIdle, type IdleWatch } from '../shared/idle-watch';
+import { startWatchingIdle } from '../shared/idle-watch';
 
 export interface FluxConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -44,7 +44,7 @@ export class FluxConnection {
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
   onMessage(frame: ClientFrame, isBinary: boolean): void {
-    this.idle.frame();
+    this.idle.seen();
     const message = parseFluxFrame(frame, isBinary);
     switch (message.kind) {
       case 'audio': {

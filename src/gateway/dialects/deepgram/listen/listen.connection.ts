@@ -10,12 +10,12 @@ import type { WebSocket } from 'ws';
 import type { TransportPort } from '../../../../session-core';
 import type { SessionRuntimeOptions } from '../../../../session-core';
 import { SessionRuntime } from '../../../../session-core';
-import type { SessionConfig } from '../../../../session-core';
+import type { IdleWatch, SessionConfig } from '../../../../session-core';
 import { ListenAudioInput } from '../shared/deepgram-audio';
 import { parseListenFrame, type ListenFrame } from './listen.protocol';
 import type { ListenOptions } from './listen.query';
 import { ListenRenderer } from './listen.render';
-import { startWatchingIdle, type IdleWatch } from '../shared/idle-watch';
+import { startWatchingIdle } from '../shared/idle-watch';
 
 export { LISTEN_IDLE_MS } from '../shared/idle-watch';
 
@@ -47,7 +47,7 @@ export class ListenConnection {
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
   onMessage(frame: ListenFrame, isBinary: boolean): void {
-    this.idle.frame();
+    this.idle.seen();
     const message = parseListenFrame(frame, isBinary);
     switch (message.kind) {
       case 'audio': {
