@@ -98,7 +98,10 @@ describe('overlay shapes', () => {
       { port: 'metrics', path: '/metrics', interval: '15s' },
     ]);
     const hpa = find(objects, 'HorizontalPodAutoscaler', 'continuum');
-    expect(hpa.spec.metrics[1]).toMatchObject({ type: 'Pods', pods: { metric: { name: 'continuum_sessions_open' } } });
+    expect(hpa.spec.metrics[1]).toMatchObject({
+      type: 'Pods',
+      pods: { metric: { name: 'continuum_engine_streams_in_use' } },
+    });
     const alerts = find(objects, 'PrometheusRule', 'continuum').spec.groups[0].rules.map(
       (r: { alert: string }) => r.alert,
     );
@@ -107,6 +110,7 @@ describe('overlay shapes', () => {
       'ContinuumRefusalsRising',
       'ContinuumEngineCapacityExhausted',
       'ContinuumMeterFlushLag',
+      'ContinuumEscapedErrors',
     ]);
   });
 

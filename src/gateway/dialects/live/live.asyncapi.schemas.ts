@@ -51,6 +51,7 @@ export const LIVE_ERROR_CODES = [
   'capacity_exhausted',
   'internal_error',
   'engine_error',
+  'rate_limit_exceeded',
 ] as const;
 
 export const WARNINGS: Record<LiveWarningCode, string> = {

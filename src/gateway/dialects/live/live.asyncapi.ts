@@ -37,6 +37,7 @@ import {
 } from './live.asyncapi.schemas';
 import { START_TIMEOUT_MS } from '../../connection/socket-limits';
 import { LIVE_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
+import { sessionGuardEnds } from '../session-guards.asyncapi';
 
 /** One entry per event type, whose payload lists exactly the event's fields: checked by the compiler. */
 type Documented<Event extends { type: string }> = {
@@ -216,6 +217,11 @@ export const LIVE_ASYNCAPI: SocketDialectDoc = {
     { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`session.closed`' },
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`session.closed`' },
     { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
+    ...sessionGuardEnds({
+      idle: '`session.closed`',
+      limit: '`error` `rate_limit_exceeded`, `session.closed`',
+      fault: '`error` `internal_error`, `session.closed`',
+    }),
   ],
   schemas: LIVE_SCHEMAS,
 };

@@ -24,6 +24,7 @@ import { COMPAT_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.as
 import { TRANSCRIPTION_MODEL } from '../../../session-core';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session-update';
 import { implicitStartFailures } from '../implicit-start.asyncapi';
+import { sessionGuardEnds } from '../session-guards.asyncapi';
 
 export const REALTIME_ERROR_CODES = [
   'invalid_json',
@@ -48,6 +49,8 @@ export const REALTIME_ERROR_CODES = [
   'client_not_reading',
   'capacity_exhausted',
   'internal_error',
+  'rate_limit_exceeded',
+  'idle_timeout',
 ] as const;
 
 const clientId = { event_id: str('The client’s id; an `error` about this event carries it.') };
@@ -256,6 +259,11 @@ export const REALTIME_ASYNCAPI: SocketDialectDoc = {
     { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`error` `server_shutdown`' },
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`error` `engine_failed`' },
     ...implicitStartFailures({ capacity: '`error` `capacity_exhausted`', failure: '`error` `internal_error`' }),
+    ...sessionGuardEnds({
+      idle: '`error` `idle_timeout`',
+      limit: '`error` `rate_limit_exceeded`',
+      fault: '`error` `internal_error`',
+    }),
   ],
   schemas: SCHEMAS,
 };

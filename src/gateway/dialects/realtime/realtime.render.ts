@@ -203,8 +203,20 @@ function closingError(event: Extract<ServerEvent, { type: 'closed' }>): Json | n
         param: null,
         event_id: null,
       };
+    case 'idle_timeout':
+      return {
+        type: 'invalid_request_error',
+        code: 'idle_timeout',
+        message: 'No input audio for the idle time: the session ended.',
+        param: null,
+        event_id: null,
+      };
     case 'client_requested':
     case 'client_disconnected':
+    // An `error` (rate_limit_exceeded, internal_error) has already said why.
+    case 'control_rate_exceeded':
+    case 'held_events_exceeded':
+    case 'internal_error':
       return null;
     default:
       return { type: 'server_error', code: event.detail, message: 'The session ended.', param: null, event_id: null };

@@ -25,6 +25,7 @@ import { CLOSE_REASONS as CLOSE_TEXTS } from '../listen/listen.connection';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 import { EAGER_EOT_THRESHOLD, EOT_THRESHOLD, EOT_TIMEOUT_MS, FLUX_MODEL_ALIASES } from './flux.query';
 import { implicitStartFailures } from '../../implicit-start.asyncapi';
+import { sessionGuardEnds } from '../../session-guards.asyncapi';
 
 /**
  * `Error` codes: the connection's own for an undecodable message, and the session core's server
@@ -236,6 +237,11 @@ export const FLUX_ASYNCAPI: SocketDialectDoc = {
     },
     { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
     ...implicitStartFailures({ capacity: '`Error` `CAPACITY_EXHAUSTED`', failure: '`Error` `INTERNAL_ERROR`' }),
+    ...sessionGuardEnds({
+      idle: '`EndOfTurn` of a turn in progress',
+      limit: '`EndOfTurn` of a turn in progress',
+      fault: '`Error` `INTERNAL_ERROR`',
+    }),
   ],
   schemas: SCHEMAS,
 };

@@ -24,6 +24,7 @@ import { TRANSCRIPTION_MODEL } from '../../../../session-core';
 import { CLOSE_REASONS as CLOSE_TEXTS } from './listen.connection';
 import { IGNORED_LISTEN_PARAMETERS, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from './listen.query';
 import { implicitStartFailures } from '../../implicit-start.asyncapi';
+import { sessionGuardEnds } from '../../session-guards.asyncapi';
 
 const flag = (description: string): JsonSchema => oneOfValues(['true', 'false'], description);
 const channel = { channel: array(int(), '`[0, 1]`: channel 0 of 1.') };
@@ -154,6 +155,7 @@ export const LISTEN_ASYNCAPI: SocketDialectDoc = {
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`Metadata`' },
     { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
     ...implicitStartFailures({ capacity: '-', failure: '-' }),
+    ...sessionGuardEnds({ idle: '`Metadata`', limit: '`Metadata`', fault: '`Metadata`' }),
   ],
   schemas: SCHEMAS,
 };
