@@ -211,9 +211,9 @@ function closingError(event: Extract<ServerEvent, { type: 'closed' }>): Json | n
         param: null,
         event_id: null,
       };
+    // The client's own ends need no word; after a broken limit or a fault an `error` has already said why.
     case 'client_requested':
     case 'client_disconnected':
-    // An `error` (rate_limit_exceeded, internal_error) has already said why.
     case 'control_rate_exceeded':
     case 'held_events_exceeded':
     case 'internal_error':
