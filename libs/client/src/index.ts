@@ -11,3 +11,4 @@ export * from './live/live-session.js';
 export * from './live/connect.js';
 export type * from '../../protocol/live-events.js';
 export * from './live/latency.js';
+export * from './realtime/conversation.js';

@@ -101,6 +101,14 @@ export async function unwrap<T>(pending: Promise<{ data?: T; error?: unknown; re
   throw ContinuumApiError.from(response, error ?? null);
 }
 
+/** A client secret for a voice agent on `/v1/realtime` (`session.type: "realtime"`, the GA shape). */
+export function createRealtimeClientSecret(
+  client: ContinuumRestClient,
+  body: RealtimeClientSecretRequest = {},
+): Promise<RealtimeClientSecretResponse> {
+  return unwrap(client.POST('/v1/realtime/client_secrets', { body }));
+}
+
 /** Mints a client secret for a browser: the one call a page's backend makes with its API key. */
 export function createClientSecret(
   client: ContinuumRestClient,
