@@ -15,7 +15,14 @@ module.exports = {
         astTransformers: { before: ['<rootDir>/test/support/swagger-plugin.jest.js'] },
       },
     ],
+    // @fastify/static requires content-disposition 3, which is ES modules only: node 20.19 loads it
+    // with require(esm), Jest's module loader does not, so every app under test exited at start.
+    '/node_modules/content-disposition/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs' }, diagnostics: false, isolatedModules: true },
+    ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   testTimeout: 60_000,
   maxWorkers: 2,
   // A worker that has run many files holds a large heap (ts-jest's compiler, each file's modules),
