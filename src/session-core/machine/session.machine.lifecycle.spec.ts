@@ -65,11 +65,19 @@ describe('SessionMachine closing', () => {
   it('refuses client events while closing with session_closed', () => {
     const machine = started();
     machine.close({ kind: 'expired' });
-    expect(events(machine.appendAudio(Buffer.alloc(FRAME_BYTES), T0, 'a'))[0]).toMatchObject({
+    expect(events(machine.commit('a'))[0]).toMatchObject({
       type: 'error',
       error: { code: 'session_closed', clientEventId: 'a' },
     });
     expect(events(machine.start(CONFIG))[0]).toMatchObject({ type: 'error', error: { code: 'session_closed' } });
+  });
+
+  it('drops audio that arrives while closing, unanswered and unmetered', () => {
+    const machine = started();
+    machine.appendAudio(Buffer.alloc(FRAME_BYTES), T0);
+    machine.close({ kind: 'deleted' });
+    expect(machine.appendAudio(Buffer.alloc(FRAME_BYTES * 3), T0, 'late')).toEqual([]);
+    expect(machine.usage.frames).toBe(1);
   });
 
   it('expires at the maximum duration and not before', () => {

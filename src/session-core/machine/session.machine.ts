@@ -164,6 +164,10 @@ export class SessionMachine {
   }
 
   appendAudio(bytes: Buffer, nowMs: number, clientEventId?: string): readonly Effect[] {
+    // Audio already on its way when the session began to end (a DELETE, the expiry) is no mistake of
+    // the client's: it is dropped unheard and unmetered, so that the first error such a client hears
+    // is the end's own reason (Realtime `session_deleted`), which clients take as fatal.
+    if (this.phaseNow === 'closing') return NO_EFFECTS;
     const refused = this.gate(clientEventId);
     if (refused !== null) return refused;
     if (bytes.length === 0) return NO_EFFECTS;

@@ -207,6 +207,11 @@ export const LIVE_ASYNCAPI: SocketDialectDoc = {
   },
   sessionEnds: [
     { how: '`session.close`', cause: { kind: 'client' }, lastMessages: '`session.closed`' },
+    {
+      how: 'after `session.start`, the client closes the socket (1000, 1001 or no code)',
+      cause: { kind: 'client' },
+      lastMessages: '-',
+    },
     { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`session.closed`' },
     { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: '`session.closed`' },
     {

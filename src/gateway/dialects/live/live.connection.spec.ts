@@ -180,10 +180,32 @@ describe('LiveConnection with the scripted engine', () => {
     await settle();
     await stream(c, SPEECH, 3);
     const sent = c.transport.frames.length;
-    c.connection.onClose();
+    c.connection.onClose(1006);
     await c.connection.runtime.done;
     expect(c.transport.frames).toHaveLength(sent);
     expect(c.store.closings[0].closing).toMatchObject({ reason: 'connection_lost', usage: { frames: 3 } });
+  });
+
+  it.each([
+    [1000, 'close_requested'],
+    [1005, 'close_requested'],
+    [1006, 'connection_lost'],
+  ])('records a started session whose client closed with %i as %s', async (code, reason) => {
+    const c = connect();
+    c.send({ type: 'session.start', session: { model: 'vendor-voicechat' } });
+    await settle();
+    await stream(c, SPEECH, 2);
+    c.connection.onClose(code);
+    await c.connection.runtime.done;
+    expect(c.store.closings[0].closing).toMatchObject({ reason, usage: { frames: 2 } });
+  });
+
+  it('ends a socket closed before session.start without a session to record', async () => {
+    const c = connect();
+    c.connection.onClose(1000);
+    await c.connection.runtime.done;
+    expect(c.connection.runtime.phase).toBe('closed');
+    expect(c.store.closings).toEqual([]);
   });
 
   it('answers every fuzzed text frame before the start with exactly one error, and never throws', () => {

@@ -7,6 +7,7 @@ import { SessionRuntime } from '../../../session-core';
 import type { SessionConfig } from '../../../session-core';
 import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame, type LiveFrame, type LiveParseContext } from './live.protocol';
 import { LiveRenderer } from './live.render';
+import { isClientsOwnClose } from '../../connection/client-close';
 
 export interface LiveConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   /** The client secret's session configuration, or null for an API-key connection. */
@@ -29,8 +30,13 @@ export class LiveConnection {
     this.runtime.handle(parseLiveFrame(frame, isBinary, this.context));
   }
 
-  /** ws: `socket.on('close', () => connection.onClose())`; a no-op after the server closed it. */
-  onClose(): void {
-    this.runtime.transportClosed();
+  /**
+   * ws: `socket.on('close', (code) => connection.onClose(code))`; a no-op after the server closed it.
+   * A close handshake after the start is the client's end, as `session.close` is (the SDK's
+   * `close()` sends 1000 without one); before any start there is no session to end as asked.
+   */
+  onClose(code: number): void {
+    if (isClientsOwnClose(code) && this.runtime.phase !== 'awaiting_start') this.runtime.clientClosed();
+    else this.runtime.transportClosed();
   }
 }

@@ -39,13 +39,17 @@ export const REALTIME_ERROR_CODES = [
   'message_too_large',
   'input_audio_buffer_commit_empty',
   'session_config_locked',
-  'session_closed',
+  // A language the session's model does not recognise (`session.update`).
+  'invalid_parameter',
   'engine_error',
-  // Before the close frame of a session the client did not end (see the channel's table).
+  // Before the close frame of a session the client did not end (see the channel's table). A client
+  // event that arrives while the session ends is not answered on its own: this error answers it.
   'session_expired',
   'session_deleted',
+  'key_revoked',
   'server_shutdown',
   'engine_failed',
+  'engine_unavailable',
   'client_not_reading',
   'capacity_exhausted',
   'internal_error',
@@ -252,12 +256,40 @@ export const REALTIME_ASYNCAPI: SocketDialectDoc = {
   clientMessages: CLIENT,
   serverMessages: SERVER,
   sessionEnds: [
-    { how: 'the client closes with 1000 (the SDK’s close)', cause: { kind: 'client' }, lastMessages: '-' },
-    { how: 'the socket drops (any other code)', cause: { kind: 'transport_lost' }, lastMessages: '-' },
+    {
+      how: 'the client closes the socket (1000, 1001 or no code: the SDK’s or a browser’s close)',
+      cause: { kind: 'client' },
+      lastMessages: '-',
+    },
+    {
+      how: 'the socket drops (no close handshake, or an error code)',
+      cause: { kind: 'transport_lost' },
+      lastMessages: '-',
+    },
     { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: '`error` `session_expired`' },
     { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`error` `session_deleted`' },
+    {
+      how: 'the API key behind the session is revoked',
+      cause: { kind: 'key_revoked' },
+      lastMessages: '`error` `key_revoked`',
+    },
+    {
+      how: 'the client stops reading (4 MiB unsent)',
+      cause: { kind: 'client_not_reading' },
+      lastMessages: '`error` `client_not_reading`',
+    },
+    {
+      how: 'no answer to the server’s pings',
+      cause: { kind: 'keepalive_timeout' },
+      lastMessages: '-',
+    },
     { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`error` `server_shutdown`' },
     { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`error` `engine_failed`' },
+    {
+      how: 'no worker left for a remote engine',
+      cause: { kind: 'engine_unavailable', message: '' },
+      lastMessages: '`error` `engine_error`, then `error` `engine_unavailable`',
+    },
     ...implicitStartFailures({ capacity: '`error` `capacity_exhausted`', failure: '`error` `internal_error`' }),
     ...sessionGuardEnds({
       idle: '`error` `idle_timeout`',

@@ -18,6 +18,7 @@ import { RealtimeRenderer } from './realtime.render';
 import { AppError } from '../../../platform/errors/app-error';
 import type { SessionCommand } from '../../../session-core';
 import { reject } from '../../connection/client-frames';
+import { isClientsOwnClose } from '../../connection/client-close';
 
 export interface RealtimeConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -58,9 +59,9 @@ export class RealtimeConnection {
     }
   }
 
-  /** A client's close with 1000 (what the SDK's close() sends) ends the session as requested. */
+  /** A client's close handshake (the SDK's 1000, a bare `close()`'s 1005) ends the session as requested. */
   onClose(code: number): void {
-    if (code === 1000) this.runtime.clientClosed();
+    if (isClientsOwnClose(code)) this.runtime.clientClosed();
     else this.runtime.transportClosed();
   }
 }

@@ -84,6 +84,24 @@ describe('resolveSessionUpdate', () => {
     });
   });
 
+  it.each(['gpt-realtime-whisper', 'gpt-live-transcribe'])(
+    'turns server VAD off for %s, which its clients commit themselves, unless the update asks for it',
+    (model) => {
+      const transcription = { model, language: 'en' };
+      expect(resolveSessionUpdate({ audio: { input: { transcription } } }, undefined)).toMatchObject({
+        changes: { language: 'en', turnDetection: null },
+        param: 'session.audio.input.turn_detection',
+      });
+      const asked = { transcription, turn_detection: { type: 'server_vad' } };
+      expect(resolveSessionUpdate({ audio: { input: asked } }, undefined)).toMatchObject({
+        changes: { turnDetection: { type: 'server_vad' } },
+      });
+      expect(
+        resolveSessionUpdate({ audio: { input: { transcription: { model: 'gpt-4o-transcribe' } } } }, undefined),
+      ).toEqual({ type: 'update', param: 'session.audio.input.transcription.language', changes: {} });
+    },
+  );
+
   it.each([
     ['no session', undefined, 'missing_required_parameter', 'session'],
     ['a realtime session', { type: 'realtime' }, 'invalid_value', 'session.type'],

@@ -85,6 +85,9 @@ export class RealtimeRenderer implements EventRenderer {
           session: transcriptionSession(event.session),
         });
       case 'error':
+        // A client event refused because the session is ending is answered by the end's own error,
+        // after the last transcripts: clients (LiveKit's plugin) take the first error as fatal.
+        if (event.error.code === 'session_closed') return null;
         return this.json({ type: 'error', event_id: this.nextId(), error: realtimeError(event.error) });
       case 'closed':
         return this.closed(event);

@@ -23,6 +23,13 @@ export const OPENAI_TRANSCRIPTION_MODELS: ReadonlySet<string> = new Set([
   'gpt-realtime-whisper',
 ]);
 
+/**
+ * The models OpenAI serves without server turn detection: their clients (LiveKit's OpenAI plugin)
+ * leave `turn_detection` out and commit each turn themselves, so naming one turns server VAD off
+ * unless the same update asks for it.
+ */
+export const CLIENT_COMMITTED_MODELS: ReadonlySet<string> = new Set(['gpt-realtime-whisper', 'gpt-live-transcribe']);
+
 /** ISO-639-1 (`en`) or a BCP-47 tag (`en-US`); `auto` is this service's "detect it". */
 const LANGUAGE = /^(?:auto|[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*)$/;
 const SESSION_FIELDS = new Set(['type', 'audio', 'include']);
@@ -96,6 +103,9 @@ function sessionChanges(raw: unknown): SessionConfigChanges {
   const language = transcriptionLanguage(input.transcription);
   if (language !== undefined) changes.language = language;
   if (input.turn_detection !== undefined) changes.turnDetection = turnDetection(input.turn_detection);
+  else if (isRecord(input.transcription) && CLIENT_COMMITTED_MODELS.has(input.transcription.model as string)) {
+    changes.turnDetection = null;
+  }
   return changes;
 }
 

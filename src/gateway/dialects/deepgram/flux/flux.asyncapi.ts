@@ -211,7 +211,7 @@ export const FLUX_ASYNCAPI: SocketDialectDoc = {
   serverMessages: SERVER,
   sessionEnds: [
     { how: '`CloseStream`', cause: { kind: 'client' }, lastMessages: '`EndOfTurn` of a turn in progress' },
-    { how: 'the client closes with 1000', cause: { kind: 'client' }, lastMessages: '-' },
+    { how: 'the client closes the socket (1000, 1001 or no code)', cause: { kind: 'client' }, lastMessages: '-' },
     { how: 'no frame at all for 10 s', cause: { kind: 'idle' }, lastMessages: '`EndOfTurn` of a turn in progress' },
     {
       how: '`MAX_SESSION_SECONDS` reached',

@@ -16,6 +16,7 @@ import { parseFluxFrame, type FluxThresholds } from './flux.protocol';
 import { checkedThresholds, type FluxOptions } from './flux.query';
 import { FluxRenderer } from './flux.render';
 import { startWatchingIdle } from '../shared/idle-watch';
+import { isClientsOwnClose } from '../../../connection/client-close';
 
 export interface FluxConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -73,10 +74,10 @@ export class FluxConnection {
     }
   }
 
-  /** A client's close with 1000 is its end of the stream; anything else is a dropped connection. */
+  /** A client's close handshake is its end of the stream; a socket gone without one is a dropped connection. */
   onClose(code: number): void {
     this.idle.stop();
-    if (code === 1000) this.runtime.clientClosed();
+    if (isClientsOwnClose(code)) this.runtime.clientClosed();
     else this.runtime.transportClosed();
   }
 

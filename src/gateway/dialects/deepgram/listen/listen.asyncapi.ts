@@ -146,7 +146,7 @@ export const LISTEN_ASYNCAPI: SocketDialectDoc = {
   serverMessages: SERVER,
   sessionEnds: [
     { how: '`CloseStream` (or a 0-byte frame)', cause: { kind: 'client' }, lastMessages: 'last results, `Metadata`' },
-    { how: 'the client closes with 1000', cause: { kind: 'client' }, lastMessages: '-' },
+    { how: 'the client closes the socket (1000, 1001 or no code)', cause: { kind: 'client' }, lastMessages: '-' },
     { how: 'no frame at all for 10 s', cause: { kind: 'idle' }, lastMessages: '`Metadata`' },
     { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: 'last results, `Metadata`' },
     { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`Metadata`' },

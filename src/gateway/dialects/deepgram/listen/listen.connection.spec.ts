@@ -96,7 +96,10 @@ describe('ListenConnection', () => {
 
   it.each([
     [1000, 'close_requested'],
+    [1001, 'close_requested'],
+    [1005, 'close_requested'],
     [1006, 'connection_lost'],
+    [1011, 'connection_lost'],
   ])('records a socket closed with %i as %s', async (code, reason) => {
     const { store, connection, stream } = await setup();
     stream(tone(160));

@@ -16,6 +16,7 @@ import { parseListenFrame, type ListenFrame } from './listen.protocol';
 import type { ListenOptions } from './listen.query';
 import { ListenRenderer } from './listen.render';
 import { startWatchingIdle } from '../shared/idle-watch';
+import { isClientsOwnClose } from '../../../connection/client-close';
 
 export { LISTEN_IDLE_MS } from '../shared/idle-watch';
 
@@ -69,10 +70,10 @@ export class ListenConnection {
     }
   }
 
-  /** A client's close with 1000 is its end of the stream; anything else is a dropped connection. */
+  /** A client's close handshake is its end of the stream; a socket gone without one is a dropped connection. */
   onClose(code: number): void {
     this.idle.stop();
-    if (code === 1000) this.runtime.clientClosed();
+    if (isClientsOwnClose(code)) this.runtime.clientClosed();
     else this.runtime.transportClosed();
   }
 }
