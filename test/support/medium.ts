@@ -1,0 +1,65 @@
+/**
+ * The medium tier: one feature module through Nest's DI, with its real providers and repositories on a
+ * real, freshly migrated database (either target), and overrides only for what crosses the module's
+ * edge. Cheaper than an app (no HTTP server, no gateway, no engines) and closer than a unit spec.
+ */
+import type { DynamicModule, ModuleMetadata, Type } from '@nestjs/common';
+import { Test, TestingModule, TestingModuleBuilder } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../src/config/app-config';
+import { ConfigModule } from '../../src/config/config.module';
+import { DatabaseLocation, DatabaseModule } from '../../src/platform/database/database.module';
+import { createTestDatabase, DatabaseTarget, embeddedServerAt } from './test-database';
+
+export interface MediumModule {
+  module: TestingModule;
+  config: AppConfig;
+  dataSource: DataSource;
+  get<T>(type: Type<T> | string | symbol): T;
+  close(): Promise<void>;
+}
+
+export interface MediumOptions {
+  /** The module(s) under test, as the app imports them. */
+  imports: NonNullable<ModuleMetadata['imports']>;
+  providers?: ModuleMetadata['providers'];
+  env?: Record<string, string>;
+  /** Replaces what crosses the module's edge (`builder.overrideProvider(X).useValue(...)`). */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
+/** Compiles `imports` with the service's config and database modules on a fresh migrated database. */
+export async function mediumModule(target: DatabaseTarget, options: MediumOptions): Promise<MediumModule> {
+  const db = await createTestDatabase(target);
+  const config = new AppConfig({ SPEECH_ENGINE: 'scripted', LOG_LEVEL: 'warn', ...options.env });
+  const database: DynamicModule = DatabaseModule.forRoot(
+    new DatabaseLocation(db.url, embeddedServerAt(db.url), false),
+    2,
+  );
+  let module: TestingModule;
+  try {
+    const builder = Test.createTestingModule({
+      imports: [ConfigModule.forRoot(config), database, ...options.imports],
+      providers: options.providers ?? [],
+    });
+    module = await (options.override ? options.override(builder) : builder).compile();
+    // Lifecycle hooks as the app runs them (onModuleInit, onApplicationBootstrap).
+    await module.init();
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+  return {
+    module,
+    config,
+    dataSource: module.get(DataSource),
+    get: (type) => module.get(type, { strict: false }),
+    async close() {
+      try {
+        await module.close();
+      } finally {
+        await db.drop();
+      }
+    },
+  };
+}
