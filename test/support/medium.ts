@@ -3,7 +3,7 @@
  * real, freshly migrated database (either target), and overrides only for what crosses the module's
  * edge. Cheaper than an app (no HTTP server, no gateway, no engines) and closer than a unit spec.
  */
-import type { DynamicModule, ModuleMetadata, Type } from '@nestjs/common';
+import { type DynamicModule, Global, Module, type ModuleMetadata, type Provider, type Type } from '@nestjs/common';
 import { Test, TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config';
@@ -23,9 +23,20 @@ export interface MediumOptions {
   /** The module(s) under test, as the app imports them. */
   imports: NonNullable<ModuleMetadata['imports']>;
   providers?: ModuleMetadata['providers'];
+  /** What the app provides globally and the module takes from outside (another unit's token), as stand-ins. */
+  globals?: Provider[];
   env?: Record<string, string>;
   /** Replaces what crosses the module's edge (`builder.overrideProvider(X).useValue(...)`). */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
+@Global()
+@Module({})
+class StandInsModule {}
+
+function standIns(providers: Provider[]): DynamicModule {
+  const tokens = providers.map((p) => (typeof p === 'function' ? p : p.provide));
+  return { module: StandInsModule, providers, exports: tokens };
 }
 
 /** Compiles `imports` with the service's config and database modules on a fresh migrated database. */
@@ -39,7 +50,7 @@ export async function mediumModule(target: DatabaseTarget, options: MediumOption
   let module: TestingModule;
   try {
     const builder = Test.createTestingModule({
-      imports: [ConfigModule.forRoot(config), database, ...options.imports],
+      imports: [ConfigModule.forRoot(config), database, standIns(options.globals ?? []), ...options.imports],
       providers: options.providers ?? [],
     });
     module = await (options.override ? options.override(builder) : builder).compile();
