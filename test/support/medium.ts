@@ -39,37 +39,40 @@ function standIns(providers: Provider[]): DynamicModule {
   return { module: StandInsModule, providers, exports: tokens };
 }
 
-/** Compiles `imports` with the service's config and database modules on a fresh migrated database. */
-export async function mediumModule(target: DatabaseTarget, options: MediumOptions): Promise<MediumModule> {
-  const db = await createTestDatabase(target);
+/**
+ * Compiles `imports` with the service's config and database modules on a fresh migrated database; with
+ * `target` null, for a module that holds no SQL, without a database.
+ */
+export async function mediumModule(target: DatabaseTarget | null, options: MediumOptions): Promise<MediumModule> {
+  const db = target ? await createTestDatabase(target) : null;
   const config = new AppConfig({ SPEECH_ENGINE: 'scripted', LOG_LEVEL: 'warn', ...options.env });
-  const database: DynamicModule = DatabaseModule.forRoot(
-    new DatabaseLocation(db.url, embeddedServerAt(db.url), false),
-    2,
-  );
+  const database: DynamicModule[] = db
+    ? [DatabaseModule.forRoot(new DatabaseLocation(db.url, embeddedServerAt(db.url), false), 2)]
+    : [];
   let module: TestingModule;
   try {
     const builder = Test.createTestingModule({
-      imports: [ConfigModule.forRoot(config), database, standIns(options.globals ?? []), ...options.imports],
+      imports: [ConfigModule.forRoot(config), ...database, standIns(options.globals ?? []), ...options.imports],
       providers: options.providers ?? [],
     });
     module = await (options.override ? options.override(builder) : builder).compile();
     // Lifecycle hooks as the app runs them (onModuleInit, onApplicationBootstrap).
     await module.init();
   } catch (error) {
-    await db.drop();
+    await db?.drop();
     throw error;
   }
   return {
     module,
     config,
-    dataSource: module.get(DataSource),
+    // Suites without a database never ask for it.
+    dataSource: db ? module.get(DataSource) : (undefined as unknown as DataSource),
     get: (type) => module.get(type, { strict: false }),
     async close() {
       try {
         await module.close();
       } finally {
-        await db.drop();
+        await db?.drop();
       }
     },
   };
