@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { DatabaseLocation, DatabaseModule } from '../../src/platform/database/database.module';
-import { createTestDatabase, DatabaseTarget, embeddedServerAt } from './test-database';
+import { createTestDatabase, DatabaseTarget, embeddedServerAt, TestDatabase } from './test-database';
 
 export interface MediumModule {
   module: TestingModule;
@@ -26,6 +26,8 @@ export interface MediumOptions {
   /** What the app provides globally and the module takes from outside (another unit's token), as stand-ins. */
   globals?: Provider[];
   env?: Record<string, string>;
+  /** A database to reuse (a restart, or replicas): its owner drops it; by default each module gets a fresh one. */
+  database?: TestDatabase;
   /** Replaces what crosses the module's edge (`builder.overrideProvider(X).useValue(...)`). */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
@@ -44,7 +46,12 @@ function standIns(providers: Provider[]): DynamicModule {
  * `target` null, for a module that holds no SQL, without a database.
  */
 export async function mediumModule(target: DatabaseTarget | null, options: MediumOptions): Promise<MediumModule> {
-  const db = target ? await createTestDatabase(target) : null;
+  const given = options.database;
+  const db: TestDatabase | null = given
+    ? { ...given, drop: async () => {} }
+    : target
+      ? await createTestDatabase(target)
+      : null;
   const config = new AppConfig({ SPEECH_ENGINE: 'scripted', LOG_LEVEL: 'warn', ...options.env });
   const database: DynamicModule[] = db
     ? [DatabaseModule.forRoot(new DatabaseLocation(db.url, embeddedServerAt(db.url), false), 2)]
