@@ -82,7 +82,7 @@ module.exports = {
     {
       name: 'the-session-core-is-entered-through-its-index',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/session-core/', '[.]spec[.]ts$', '/testing/'] },
+      from: { path: '^src/', pathNot: ['^src/session-core/', '[.-]spec[.]ts$', '/testing/'] },
       to: { path: '^src/session-core/', pathNot: '^src/session-core/index[.]ts$' },
     },
     {
@@ -94,7 +94,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '[.]spec[.]ts$|/testing/' },
+    exclude: { path: '[.-]spec[.]ts$|/testing/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

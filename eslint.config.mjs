@@ -48,7 +48,7 @@ export default tseslint.config(
   {
     // The session core is plain TypeScript (scripts/check-layers.mjs checks the rest of the layering).
     files: ['src/session-core/**'],
-    ignores: ['**/*.spec.ts', 'src/session-core/testing/**'],
+    ignores: ['**/*.spec.ts', '**/*.medium-spec.ts', 'src/session-core/testing/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -68,12 +68,13 @@ export default tseslint.config(
       'bench/**',
       'scripts/**',
       '**/*.spec.ts',
+      '**/*.medium-spec.ts',
       'libs/pglite-host/**',
     ],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    files: ['test/**', '**/*.spec.ts', 'bench/**'],
+    files: ['test/**', '**/*.spec.ts', '**/*.medium-spec.ts', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {

@@ -1,9 +1,14 @@
-/** Unit specs sit beside the code (src/, libs/); end-to-end specs live in test/. */
-module.exports = {
+/**
+ * Three tiers, each its own Jest project (`--selectProjects unit|medium|e2e`):
+ * - unit (`*.spec.ts` beside the code in src/ and libs/): one class or function, no I/O;
+ * - medium (`*.medium-spec.ts` beside the code, or in test/ when it spans modules): one module through
+ *   Nest's DI (`Test.createTestingModule`) with its real providers and a real migrated database;
+ * - e2e (`test/**\/*.e2e-spec.ts`): the whole app over real sockets.
+ */
+const shared = {
   rootDir: '.',
   testEnvironment: '<rootDir>/test/support/node-environment.js',
   setupFiles: ['reflect-metadata'],
-  testMatch: ['<rootDir>/{src,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   moduleFileExtensions: ['ts', 'js', 'json', 'node'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
@@ -16,6 +21,15 @@ module.exports = {
       },
     ],
   },
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{src,libs}/**/*.spec.ts'] },
+    { ...shared, displayName: 'medium', testMatch: ['<rootDir>/{src,test}/**/*.medium-spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
+  // Global: a project's own testTimeout is not applied to its hooks.
   testTimeout: 60_000,
   maxWorkers: 2,
   // A worker that has run many files holds a large heap (ts-jest's compiler, each file's modules),

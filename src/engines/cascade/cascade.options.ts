@@ -8,8 +8,9 @@
  */
 import type { ChatClientOptions } from './chat-client';
 import type { SpeechClientOptions } from './speech-client';
+import { credentialRef, type CredentialRef } from '../registry/credential-ref';
 
-export type CredentialRef = { env: string } | { file: string };
+export type { CredentialRef };
 
 /** The engine's section of the configuration, validated, defaults applied. */
 export interface CascadeSettings {
@@ -205,14 +206,7 @@ function endpoint(value: unknown, name: string, path: string): string {
   return base.endsWith(path) ? base : `${base}${path}`;
 }
 
-/** `{"env": "NAME"}` or `{"file": "/path"}`: the key itself never sits in the configuration. */
+/** The key itself never sits in the configuration, only where to read it. */
 function credential(value: unknown, name: string): CredentialRef | null {
-  if (value === undefined) return null;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const ref = value as Record<string, unknown>;
-    const keys = Object.keys(ref);
-    if (keys.length === 1 && typeof ref.env === 'string' && ref.env !== '') return { env: ref.env };
-    if (keys.length === 1 && typeof ref.file === 'string' && ref.file !== '') return { file: ref.file };
-  }
-  throw new CascadeConfigError(name, 'must be {"env": "VARIABLE"} or {"file": "/path"} (never the key itself)');
+  return credentialRef(value, (rule) => new CascadeConfigError(name, rule));
 }

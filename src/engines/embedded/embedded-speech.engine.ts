@@ -24,7 +24,7 @@ import {
   EmbeddedEngineSettings,
   resolveModel,
 } from './engine-options';
-import { SileroVadModel } from '../listening/silero-vad';
+import { SharedVadModel } from '../listening/silero-vad';
 import { FliteSynthesizer } from './output/flite-synthesizer';
 
 export const EMBEDDED_VOICE = 'aria';
@@ -37,7 +37,7 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
   private readonly pool: DecoderPool;
   private readonly synthesizer: FliteSynthesizer;
   private readonly streams = new Set<EmbeddedStream>();
-  private vad: Promise<SileroVadModel> | null = null;
+  private readonly vad = new SharedVadModel();
   private inUse = 0;
   private stopped = false;
 
@@ -64,7 +64,7 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
 
   /** Loads the shared VAD model and `warmDecoders` decoders now rather than on the first open(). */
   async start(): Promise<void> {
-    await Promise.all([this.loadVad(), this.pool.warm(Math.min(this.maxStreams, this.options.warmDecoders ?? 1))]);
+    await Promise.all([this.vad.load(), this.pool.warm(Math.min(this.maxStreams, this.options.warmDecoders ?? 1))]);
   }
 
   capacity(): EngineCapacity {
@@ -89,7 +89,7 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
     this.inUse++; // taken before any await, so concurrent opens cannot overshoot
     let decoder: PocketsphinxDecoder | undefined;
     try {
-      const [vad, acquired] = await Promise.all([this.loadVad(), this.pool.acquire()]);
+      const [vad, acquired] = await Promise.all([this.vad.load(), this.pool.acquire()]);
       decoder = acquired;
       if (this.stopped) throw new Error('the speech engine is shut down');
       const stream: EmbeddedStream = new EmbeddedStream(config, sink, {
@@ -118,25 +118,11 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
     this.stopped = true;
     await Promise.allSettled([...this.streams].map((stream) => stream.close()));
     await this.pool.close();
-    const vad = this.vad;
-    this.vad = null;
-    if (vad) await (await vad.catch(() => null))?.release();
+    await this.vad.release();
   }
 
   /** Decoders loaded (in use or idle); each holds its own copy of the model. */
   get loadedDecoders(): number {
     return this.pool.size;
-  }
-
-  private loadVad(): Promise<SileroVadModel> {
-    if (!this.vad) {
-      const loading = SileroVadModel.load();
-      // A failed load is retried by the next open() instead of failing every later stream.
-      loading.catch(() => {
-        if (this.vad === loading) this.vad = null;
-      });
-      this.vad = loading;
-    }
-    return this.vad;
   }
 }

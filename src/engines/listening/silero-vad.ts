@@ -93,6 +93,32 @@ export class SileroVadModel {
 }
 
 /**
+ * An engine's one Silero model, loaded when first asked for and shared by its streams. A failed load is
+ * retried by the next caller instead of failing every later stream.
+ */
+export class SharedVadModel {
+  private loading: Promise<SileroVadModel> | null = null;
+
+  load(): Promise<SileroVadModel> {
+    if (!this.loading) {
+      const loading = SileroVadModel.load();
+      loading.catch(() => {
+        if (this.loading === loading) this.loading = null;
+      });
+      this.loading = loading;
+    }
+    return this.loading;
+  }
+
+  /** Frees the model if one was loaded; a later load() loads it again. */
+  async release(): Promise<void> {
+    const loading = this.loading;
+    this.loading = null;
+    if (loading) await (await loading.catch(() => null))?.release();
+  }
+}
+
+/**
  * Scores one stream: takes 24 kHz pcm16, resamples to 16 kHz, and reports the speech probability
  * of each 32 ms frame in order. Frame k covers [32k, 32k + 32) ms of the stream.
  */

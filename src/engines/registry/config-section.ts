@@ -4,8 +4,9 @@
  * a wrong deployment stops at start with a message an operator can act on.
  */
 import { ConfigError } from '../../config/environment';
+import { credentialRef, type CredentialRef } from './credential-ref';
 
-export type CredentialRef = { env: string } | { file: string };
+export type { CredentialRef };
 
 export class ConfigSection {
   constructor(
@@ -84,14 +85,6 @@ export class ConfigSection {
 
   /** `{"env": "NAME"}` or `{"file": "/run/secrets/key"}`; the value itself never sits in the document. */
   credential(key: string): CredentialRef | null {
-    const value = this.values[key];
-    if (value === undefined) return null;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const ref = value as Record<string, unknown>;
-      const keys = Object.keys(ref);
-      if (keys.length === 1 && typeof ref.env === 'string' && ref.env !== '') return { env: ref.env };
-      if (keys.length === 1 && typeof ref.file === 'string' && ref.file !== '') return { file: ref.file };
-    }
-    throw this.error(key, 'must be {"env": "VARIABLE"} or {"file": "/path"} (never the key itself)');
+    return credentialRef(this.values[key], (rule) => this.error(key, rule));
   }
 }

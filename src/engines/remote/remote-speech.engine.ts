@@ -3,7 +3,7 @@
  * Continuum instance's realtime socket): this instance keeps turn detection (VAD), metering and
  * the session; each stream holds one socket to one worker of the pool.
  */
-import { SileroVadModel } from '../listening/silero-vad';
+import { SharedVadModel } from '../listening/silero-vad';
 import {
   EngineCapacity,
   EngineCapacityError,
@@ -25,7 +25,7 @@ export class RemoteSpeechEngine implements SpeechEngine {
   readonly pool: WorkerPool;
   private readonly streams = new Set<RemoteStream>();
   private opening = 0;
-  private vad: Promise<SileroVadModel> | null = null;
+  private readonly vad = new SharedVadModel();
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -39,7 +39,7 @@ export class RemoteSpeechEngine implements SpeechEngine {
 
   /** Probes the workers and loads the VAD, so the first session waits for neither. */
   async start(): Promise<void> {
-    await Promise.all([this.pool.start(), this.loadVad()]);
+    await Promise.all([this.pool.start(), this.vad.load()]);
     const every = Math.max(25, Math.min(1000, Math.floor(this.settings.stallTimeoutMs / 4)));
     this.sweeper = setInterval(() => this.sweep(), every).unref();
   }
@@ -56,7 +56,7 @@ export class RemoteSpeechEngine implements SpeechEngine {
     if (this.stopped) throw new Error('the speech engine is shut down');
     if (config.type !== 'transcription')
       throw new Error('a remote engine transcribes only: configure it for a transcription model');
-    const vad = config.turnDetection === null ? null : await this.loadVad();
+    const vad = config.turnDetection === null ? null : await this.vad.load();
     this.opening++;
     try {
       const stream = await RemoteStream.open(config, sink, {
@@ -81,9 +81,7 @@ export class RemoteSpeechEngine implements SpeechEngine {
     await Promise.allSettled([...this.streams].map((s) => s.close()));
     if (this.sweeper) clearInterval(this.sweeper);
     this.pool.stop();
-    const vad = this.vad;
-    this.vad = null;
-    if (vad) await (await vad.catch(() => null))?.release();
+    await this.vad.release();
   }
 
   private sweep(): void {
@@ -103,16 +101,5 @@ export class RemoteSpeechEngine implements SpeechEngine {
     return protocol === 'vllm-realtime'
       ? new VllmRealtimeProtocol(model)
       : new OpenAiRealtimeProtocol(model, sampleRate, language);
-  }
-
-  private loadVad(): Promise<SileroVadModel> {
-    if (!this.vad) {
-      const loading = SileroVadModel.load();
-      loading.catch(() => {
-        if (this.vad === loading) this.vad = null;
-      });
-      this.vad = loading;
-    }
-    return this.vad;
   }
 }

@@ -24,7 +24,7 @@ export class LedgerEntryEntity {
   projectId: string;
 
   @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
+  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_project_ledger_project' })
   project?: ProjectEntity;
 
   @Column({ type: 'varchar', length: 32 })
@@ -39,7 +39,7 @@ export class LedgerEntryEntity {
   balanceMicros: number;
 
   /** What else the change set (limits before and after, the key concerned, a note). */
-  @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  @Column({ type: 'jsonb', default: () => "'{}'" })
   detail: Record<string, unknown>;
 
   /** Who made the change, as the operator named themselves (the CLI defaults to the OS user). */

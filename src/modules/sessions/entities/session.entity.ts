@@ -23,6 +23,8 @@ export interface SessionAudioConfig {
 // Admission counts a project's pending (unexpired) and active sessions: a range scan of this index.
 @Index('IDX_sessions_project_status_expires', ['projectId', 'status', 'expiresAt'])
 @Index('IDX_sessions_status_expires', ['status', 'expiresAt'])
+// A key's revocation finds its open sessions (unused secrets, live sockets) through this one.
+@Index('IDX_sessions_api_key_open', ['apiKeyId'], { where: "status IN ('pending', 'active')" })
 export class SessionEntity {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   id: string;
@@ -64,7 +66,7 @@ export class SessionEntity {
   @Column({ name: 'close_reason', type: 'varchar', length: 32, nullable: true })
   closeReason: CloseReason | null;
 
-  @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata: Record<string, string>;
 
   @Column({ type: 'jsonb' })

@@ -1,6 +1,9 @@
-import { newId, sha256Hex } from '../../src/platform/ids';
-import { databaseTargets } from '../support/test-database';
-import { startTestApp, TestApp } from '../support/test-app';
+import { newId, sha256Hex } from '../../platform/ids';
+import { databaseTargets } from '../../../test/support/test-database';
+import { MediumModule, mediumModule } from '../../../test/support/medium';
+import { insertProject } from '../../../test/support/medium-fixtures';
+import { ENGINE_REGISTRY } from '../../engines/registry/engine-registry';
+import { SessionsModule } from './sessions.module';
 
 interface Row {
   o_index: number;
@@ -44,12 +47,14 @@ const shuffled = <T>(items: T[]): T[] => {
 };
 
 /**
- * continuum_admit_sessions(), the statement every admission goes through: each admission of a batch
- * is judged as if it ran alone in the batch's order, and batches that overlap in keys and projects
- * run side by side without deadlocks while the limits hold.
+ * The sessions module's admission on a real database. continuum_admit_sessions(), the statement every
+ * admission goes through: each admission of a batch is judged as if it ran alone in the batch's order,
+ * and batches that overlap in keys and projects run side by side without deadlocks while the limits hold.
+ * (Moved from an e2e suite that started the whole app only to call the function.)
  */
-describe.each(databaseTargets())('session admission batches on %s', (target) => {
-  let t: TestApp;
+describe.each(databaseTargets())('session admission on %s', (target) => {
+  let t: MediumModule;
+  const newProject = (_name: string) => insertProject(t.dataSource);
   const admit = async (batch: ReturnType<typeof admission>[]): Promise<Row[]> => {
     const rows: Row[] = await t.dataSource.query('SELECT * FROM continuum_admit_sessions($1)', [JSON.stringify(batch)]);
     return rows.sort((a, b) => a.o_index - b.o_index);
@@ -61,15 +66,20 @@ describe.each(databaseTargets())('session admission batches on %s', (target) => 
     );
 
   beforeAll(async () => {
-    t = await startTestApp(target, { env: { SESSION_REAPER_INTERVAL_SECONDS: '0' } });
+    t = await mediumModule(target, {
+      imports: [SessionsModule],
+      env: { SESSION_REAPER_INTERVAL_SECONDS: '0' },
+      // The catalog's capacity figures come from the engines, which no admission asks.
+      globals: [{ provide: ENGINE_REGISTRY, useValue: {} }],
+    });
   });
   afterAll(() => t?.close());
 
   it('answers every admission of a batch as if it ran alone, in order', async () => {
-    const a = await t.newProject('a');
-    const b = await t.newProject('b');
-    const broke = await t.newProject('broke');
-    const revoked = await t.newProject('revoked');
+    const a = await newProject('a');
+    const b = await newProject('b');
+    const broke = await newProject('broke');
+    const revoked = await newProject('revoked');
     await t.dataSource.query(`UPDATE projects SET balance_micros = 0 WHERE id = $1`, [broke.projectId]);
     await t.dataSource.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [revoked.keyId]);
 
@@ -108,7 +118,7 @@ describe.each(databaseTargets())('session admission batches on %s', (target) => 
   });
 
   it('refuses the admissions of a batch that find the key out of tokens', async () => {
-    const p = await t.newProject('small bucket');
+    const p = await newProject('small bucket');
     const rows = await admit([1, 2, 3].map(() => admission({ key: p.apiKey, capacity: 2 })));
     expect(rows.map((r) => [r.o_outcome, r.o_key_allowed])).toEqual([
       ['admitted', true],
@@ -119,7 +129,7 @@ describe.each(databaseTargets())('session admission batches on %s', (target) => 
   });
 
   it('runs overlapping batches side by side without deadlock, and the limit holds', async () => {
-    const projects = await Promise.all([1, 2, 3, 4].map((i) => t.newProject(`shared ${i}`)));
+    const projects = await Promise.all([1, 2, 3, 4].map((i) => newProject(`shared ${i}`)));
     // 8 statements at once, each a batch of 8 over the same 4 keys in a random order: batches that
     // took their locks in batch order would wait on each other in cycles.
     const rounds = await Promise.all(

@@ -7,7 +7,7 @@ import { SessionAdmissionRepository } from '../../src/modules/sessions/session-a
 import { MeterEventsRepository, NewMeterBatch } from '../../src/modules/usage/meter-events.repository';
 import { SessionReaperRepository } from '../../src/modules/sessions/session-reaper.repository';
 import { createTestDatabase, databaseTargets, TestDatabase } from '../support/test-database';
-import { AUDIO, newSessionId, VOICECHAT } from './usage-fixtures';
+import { AUDIO, newSessionId, VOICECHAT } from '../e2e/usage-fixtures';
 
 const describeOnPostgres = databaseTargets().includes('postgres') ? describe : describe.skip;
 
