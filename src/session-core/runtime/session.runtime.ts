@@ -11,7 +11,13 @@
  * - Meter batches are written one at a time, in seq order, and all of them before the session
  *   is recorded closed; `closed` goes out only after that record.
  */
-import { EngineCapacityError, type EngineEvent, type EngineStream } from '../../engines/contract';
+import {
+  EngineCapacityError,
+  type EngineEvent,
+  type EngineStream,
+  type ResponseRequest,
+  type ResponseSink,
+} from '../../engines/contract';
 import type { CloseCause } from '../model/close-causes';
 import type { OutputPacer } from './output-pacer';
 import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';
@@ -112,6 +118,22 @@ export class SessionRuntime {
   end(cause: CloseCause): Promise<void> {
     this.run(this.machine.close(cause));
     return this.done;
+  }
+
+  /**
+   * Conversation sessions: asks the engine for a response, after the effects in flight. False when
+   * there is no stream to ask (not started, ended) or the engine has no respond().
+   */
+  respond(request: ResponseRequest, sink: ResponseSink): boolean {
+    const stream = this.stream;
+    if (stream === null || this.streamBroken || stream.respond === undefined) return false;
+    this.withStream((s) => s.respond!(request, sink));
+    return true;
+  }
+
+  /** Conversation sessions: stops a response the engine is producing (its sink hears `cancelled`). */
+  cancelResponse(responseId: string): void {
+    this.withStream((stream) => stream.cancelResponse?.(responseId));
   }
 
   private readonly onEngineEvent = (event: EngineEvent): void => {
