@@ -21,6 +21,13 @@ import {
 } from '../../src/engines/cascade/testing/fake-chat-server';
 import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-speech-server';
 import type { RecordedRequest, RecordingServer } from '../../src/engines/cascade/testing/recording-server';
+import {
+  concatAudio,
+  fliteUtterances,
+  silence,
+  toSessionAudio,
+} from '../../src/engines/embedded/testing/speech-fixtures';
+import { chunks, sleep } from '../support/audio';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 import { fetchTrusting, pemPair } from '../support/tls-and-words';
@@ -36,10 +43,12 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
   let chat: RecordingServer;
   let speech: RecordingServer;
   let chatPlan: (request: RecordedRequest) => ChatPlan;
+  /** Milliseconds of voice per character of text (the fake speech server's tone). */
+  let msPerChar = 10;
 
   beforeAll(async () => {
     chat = await startFakeChatServer((request) => chatPlan(request));
-    speech = await startFakeSpeechServer(() => ({ msPerChar: 10, chunkMs: 100, chunkEveryMs: 5 }));
+    speech = await startFakeSpeechServer(() => ({ msPerChar, chunkMs: 100, chunkEveryMs: 5 }));
     const engines = {
       engines: {
         listen: { kind: 'embedded', maxStreams: 3 },
@@ -173,4 +182,267 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
       close_reason: 'close_requested',
     });
   }, 60_000);
+
+  /** OpenAIRealtimeWS as a server-side agent uses it: every event recorded, errors collected. */
+  const openaiClient = async (model = 'gpt-realtime', key = apiKey) => {
+    const client = new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/v1`, fetch: fetchTrusting(ca) });
+    const rt = new OpenAIRealtimeWS({ model, options: { ca } }, client);
+    const events: Event[] = [];
+    const errors: Record<string, any>[] = [];
+    rt.on('event', (event) => events.push(event as Event));
+    rt.on('error', (error) => errors.push((error as { error?: Record<string, any> }).error ?? { message: String(error) }));
+    await new Promise<void>((resolve, reject) => rt.socket.once('open', resolve).once('error', reject));
+    const next = async (type: string, from = 0, timeoutMs = 15_000): Promise<Event> => {
+      let found: Event | undefined;
+      await waitFor(async () => (found = events.slice(from).find((e) => e.type === type)) !== undefined, timeoutMs);
+      return found!;
+    };
+    return { rt, events, errors, next };
+  };
+
+  it('OpenAIRealtimeWS via an alias: text answers with per-response instructions, an out-of-band answer, items, refusals', async () => {
+    chatPlan = () => ({ kind: 'reply', pieces: ['Fine', ', thanks.'], delayMs: 150 });
+    const { rt, events, errors, next } = await openaiClient('gpt-realtime');
+    expect(rt.url.toString()).toMatch(/\/v1\/realtime\?model=gpt-realtime$/);
+    const created = await next('session.created');
+    expect(created.session).toMatchObject({
+      type: 'realtime',
+      model: 'vendor-voicechat',
+      output_modalities: ['audio'],
+    });
+
+    rt.send({
+      type: 'session.update',
+      session: { type: 'realtime', instructions: 'You are terse.', output_modalities: ['text'], max_output_tokens: 60 },
+    });
+    const updated = await next('session.updated');
+    expect(updated.session).toMatchObject({
+      instructions: 'You are terse.',
+      output_modalities: ['text'],
+      max_output_tokens: 60,
+    });
+
+    // Refusals: OpenAI-shaped errors naming the parameter, and the session goes on.
+    const refused: [object, string, string][] = [
+      [
+        { type: 'session.update', session: { type: 'realtime', prompt: { id: 'pmpt_1' } } },
+        'unsupported_parameter',
+        'session.prompt',
+      ],
+      [{ type: 'session.update', session: { type: 'transcription' } }, 'invalid_value', 'session.type'],
+      [
+        { type: 'session.update', session: { audio: { output: { speed: 1.5 } } } },
+        'unsupported_parameter',
+        'session.audio.output.speed',
+      ],
+      [
+        { type: 'session.update', session: { audio: { output: { voice: 'alloy' } } } },
+        'invalid_value',
+        'session.audio.output.voice',
+      ],
+      [
+        { type: 'session.update', session: { tools: [{ type: 'mcp', server_label: 'x' }] } },
+        'invalid_value',
+        'session.tools[0].type',
+      ],
+      [
+        {
+          type: 'session.update',
+          session: { audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: false } } } },
+        },
+        'unsupported_parameter',
+        'session.audio.input.turn_detection.interrupt_response',
+      ],
+      [
+        {
+          type: 'conversation.item.create',
+          item: { type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'x' }] },
+        },
+        'invalid_value',
+        'item.content[0].type',
+      ],
+      [
+        { type: 'conversation.item.truncate', item_id: 'nope', content_index: 0, audio_end_ms: 10 },
+        'item_not_found',
+        'item_id',
+      ],
+      [{ type: 'response.cancel' }, 'response_cancel_not_active', ''],
+      [{ type: 'output_audio_buffer.clear' }, 'unsupported_event', 'type'],
+    ];
+    for (const [event, code, param] of refused) {
+      const at = events.length;
+      rt.send({ ...(event as any), event_id: `evt_${code}` });
+      const error = await next('error', at);
+      expect([error.error.code, error.error.param ?? '', error.error.event_id]).toEqual([code, param, `evt_${code}`]);
+      expect(error.error.type).toBe('invalid_request_error');
+    }
+
+    rt.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'How are you?' }] },
+    });
+    const added = await next('conversation.item.added');
+    expect(added.item).toMatchObject({ object: 'realtime.item', type: 'message', role: 'user', status: 'completed' });
+
+    let at = events.length;
+    rt.send({ type: 'response.create', event_id: 'evt_r1', response: { instructions: 'Answer in two words.' } });
+    const responseCreated = await next('response.created', at);
+    expect(responseCreated.response).toMatchObject({ status: 'in_progress', output_modalities: ['text'] });
+    // One response at a time, as OpenAI: the second is refused with its event id.
+    rt.send({ type: 'response.create', event_id: 'evt_r2' });
+    const busy = await next('error', at);
+    expect(busy.error).toMatchObject({ code: 'conversation_already_has_active_response', event_id: 'evt_r2' });
+    const done = await next('response.done', at);
+    expect(done.response).toMatchObject({
+      status: 'completed',
+      output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fine, thanks.' }] }],
+      usage: { total_tokens: FAKE_USAGE.total_tokens },
+    });
+    const kinds = events
+      .slice(at)
+      .map((e) => e.type)
+      .filter((type) => type !== 'error');
+    expect(kinds).toEqual([
+      'response.created',
+      'response.output_item.added',
+      'conversation.item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'conversation.item.done',
+      'response.output_item.done',
+      'response.done',
+    ]);
+    expect(chatBody(chat.requests.at(-1)!)).toMatchObject({
+      max_tokens: 60,
+      messages: [
+        { role: 'system', content: 'Answer in two words.' },
+        { role: 'user', content: 'How are you?' },
+      ],
+    });
+    expect(chatBody(chat.requests.at(-1)!).tools).toBeUndefined();
+
+    // Out of band: its own input, not added to the conversation, its metadata echoed.
+    at = events.length;
+    rt.send({
+      type: 'response.create',
+      response: {
+        conversation: 'none',
+        metadata: { purpose: 'classify' },
+        input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Classify: hello' }] }],
+      },
+    });
+    const oob = await next('response.done', at);
+    expect(oob.response).toMatchObject({
+      conversation_id: null,
+      metadata: { purpose: 'classify' },
+      status: 'completed',
+    });
+    expect(events.slice(at).some((e) => e.type === 'conversation.item.added')).toBe(false);
+    expect(chatBody(chat.requests.at(-1)!).messages).toEqual([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Classify: hello' },
+    ]);
+
+    // Items: retrieve and delete what is there; the answer above is its own item.
+    const answerId = done.response.output[0].id;
+    at = events.length;
+    rt.send({ type: 'conversation.item.retrieve', item_id: answerId });
+    expect((await next('conversation.item.retrieved', at)).item).toMatchObject({ id: answerId, role: 'assistant' });
+    rt.send({ type: 'conversation.item.delete', item_id: answerId });
+    expect(await next('conversation.item.deleted', at)).toMatchObject({ item_id: answerId });
+    expect(errors.map((e) => e.code).sort()).toEqual(
+      [...refused.map(([, code]) => code), 'conversation_already_has_active_response'].sort(),
+    );
+    rt.close();
+  }, 60_000);
+
+  it('cancels an answer that is playing: response.done cancelled, no audio after it, and truncate keeps what was heard', async () => {
+    chatPlan = () => ({
+      kind: 'reply',
+      pieces: ['One two three four five six seven eight nine ten.', ' Eleven twelve.'],
+    });
+    const { rt, events, next } = await openaiClient('vendor-voicechat');
+    await next('session.created');
+    rt.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Count.' }] },
+    });
+    rt.send({ type: 'response.create' });
+    const firstAudio = await next('response.output_audio.delta');
+    await sleep(300);
+    rt.send({ type: 'response.cancel', response_id: firstAudio.response_id });
+    const done = await next('response.done');
+    expect(done.response).toMatchObject({
+      status: 'cancelled',
+      status_details: { type: 'cancelled', reason: 'client_cancelled' },
+    });
+    const doneAt = events.indexOf(done);
+    await sleep(500);
+    expect(events.slice(doneAt).filter((e) => e.type.startsWith('response.output_audio'))).toEqual([]);
+    expect(events.slice(0, doneAt).map((e) => e.type)).toContain('response.output_audio.done');
+
+    rt.send({ type: 'conversation.item.truncate', item_id: firstAudio.item_id, content_index: 0, audio_end_ms: 150 });
+    expect(await next('conversation.item.truncated')).toMatchObject({ item_id: firstAudio.item_id, audio_end_ms: 150 });
+    rt.send({ type: 'conversation.item.retrieve', item_id: firstAudio.item_id });
+    const heard = (await next('conversation.item.retrieved')).item;
+    expect(heard.status).toBe('incomplete');
+    const transcript: string = heard.content[0].transcript;
+    expect('One two three four five six seven eight nine ten.'.startsWith(transcript)).toBe(true);
+    expect(transcript.split(' ').length).toBeLessThan(10);
+    rt.close();
+  }, 60_000);
+
+  it('answers a spoken turn on its own (flite speech in), and the user speaking over the answer cuts it', async () => {
+    chatPlan = () => ({
+      kind: 'reply',
+      pieces: ['It is half past three, and the sun is shining over the hills today.'],
+    });
+    const [ask, talk] = await fliteUtterances('awb', [
+      'what time is it right now',
+      'the quick brown fox jumped over the lazy dog',
+    ]);
+    const pcm = (samples: Int16Array) => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+    const { rt, events, next } = await openaiClient('vendor-voicechat');
+    await next('session.created');
+    const stream = async (audio: Buffer) => {
+      for (const chunk of chunks(audio, 200)) {
+        rt.send({ type: 'input_audio_buffer.append', audio: chunk.toString('base64') });
+        await sleep(150);
+      }
+    };
+    await stream(pcm(concatAudio([silence(300), toSessionAudio(ask.clip), silence(1200)])));
+    const transcribed = await next('conversation.item.input_audio_transcription.completed', 0, 20_000);
+    expect(transcribed.transcript).toMatch(/time/);
+    const firstAudio = await next('response.output_audio.delta', 0, 20_000);
+    const kinds = events.map((e) => e.type);
+    for (const type of [
+      'input_audio_buffer.speech_started',
+      'input_audio_buffer.speech_stopped',
+      'input_audio_buffer.committed',
+      'response.created',
+    ]) {
+      expect(kinds).toContain(type);
+    }
+    const userItem = events.find((e) => e.type === 'conversation.item.added' && e.item.role === 'user')!.item;
+    expect(userItem.content).toEqual([{ type: 'input_audio', transcript: null }]);
+    expect(chatBody(chat.requests.at(-1)!).messages.at(-1)).toEqual({ role: 'user', content: transcribed.transcript });
+
+    // Barge-in: the answer plays for seconds; the user talks over it.
+    await stream(pcm(concatAudio([toSessionAudio(talk.clip), silence(600)])));
+    const cut = await next('response.done', 0, 20_000);
+    expect(cut.response).toMatchObject({
+      id: firstAudio.response_id,
+      status: 'cancelled',
+      status_details: { reason: 'turn_detected' },
+    });
+    const cutAt = events.indexOf(cut);
+    expect(
+      events.slice(cutAt).filter((e) => e.type === 'response.output_audio.delta' && e.response_id === cut.response.id),
+    ).toEqual([]);
+    rt.close();
+    msPerChar = 10;
+  }, 90_000);
 });
