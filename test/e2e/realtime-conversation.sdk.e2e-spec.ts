@@ -190,7 +190,9 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     const events: Event[] = [];
     const errors: Record<string, any>[] = [];
     rt.on('event', (event) => events.push(event as Event));
-    rt.on('error', (error) => errors.push((error as { error?: Record<string, any> }).error ?? { message: String(error) }));
+    rt.on('error', (error) =>
+      errors.push((error as { error?: Record<string, any> }).error ?? { message: String(error) }),
+    );
     await new Promise<void>((resolve, reject) => rt.socket.once('open', resolve).once('error', reject));
     const next = async (type: string, from = 0, timeoutMs = 15_000): Promise<Event> => {
       let found: Event | undefined;
@@ -445,4 +447,47 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     rt.close();
     msPerChar = 10;
   }, 90_000);
+
+  it('opens a conversation with a client secret of type "realtime", made with the SDK; transcription stays the default', async () => {
+    chatPlan = () => ({ kind: 'reply', pieces: ['Hello from the secret.'] });
+    const server = new OpenAI({ apiKey, baseURL: `${t.baseUrl}/v1`, fetch: fetchTrusting(ca) });
+    const secret = await server.realtime.clientSecrets.create({
+      expires_after: { anchor: 'created_at', seconds: 60 },
+      session: {
+        type: 'realtime',
+        model: 'gpt-realtime',
+        audio: {
+          input: { format: { type: 'audio/pcm', rate: 24000 }, transcription: { model: 'gpt-4o-mini-transcribe' } },
+          output: { voice: 'aria' as 'alloy' },
+        },
+      },
+    });
+    expect(secret.value).toMatch(/^ek_/);
+    expect(secret.session).toMatchObject({ object: 'realtime.session', type: 'live', model: 'vendor-voicechat' });
+    const sessionId = (secret.session as { id: string }).id;
+
+    // The browser's side: only the secret, and the agent's own configuration sent on connect.
+    const { rt, events, next } = await openaiClient('gpt-realtime', secret.value);
+    expect((await next('session.created')).session).toMatchObject({
+      id: sessionId,
+      type: 'realtime',
+      model: 'vendor-voicechat',
+    });
+    rt.send({
+      type: 'session.update',
+      session: { type: 'realtime', instructions: 'Greet.', output_modalities: ['text'] },
+    });
+    await next('session.updated');
+    rt.send({ type: 'response.create' });
+    expect((await next('response.done')).response.output[0].content[0].text).toBe('Hello from the secret.');
+    expect(chatBody(chat.requests.at(-1)!).messages[0]).toEqual({ role: 'system', content: 'Greet.' });
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+    rt.close();
+    await waitFor(async () => (await rest(`/v1/sessions/${sessionId}`)).status === 'closed', 10_000);
+    expect(await rest(`/v1/sessions/${sessionId}`)).toMatchObject({ type: 'live', close_reason: 'close_requested' });
+
+    // Without type "realtime" the endpoint still makes transcription sessions.
+    const plain = await server.realtime.clientSecrets.create({ session: { type: 'transcription' } });
+    expect(plain.session).toMatchObject({ object: 'realtime.transcription_session', type: 'transcription' });
+  }, 60_000);
 });
