@@ -109,7 +109,8 @@ export class CascadeStream implements EngineStream {
   }
 
   /** Conversation sessions: one response, as the session asked for it (it cuts the one running). */
-  respond(request: ResponseRequest, sink: ResponseSink): void {
+  respond(request: ResponseRequest, responseSink: ResponseSink): void {
+    const sink = this.guarded(responseSink);
     if (this.stopping) {
       sink({ type: 'finished', status: 'cancelled', reason: null, usage: null });
       return;
@@ -179,6 +180,18 @@ export class CascadeStream implements EngineStream {
     turn.cancel();
     this.turn = null;
     this.responseId = null;
+  }
+
+  /** A response's sink belongs to the session too: a throw there must not become an unhandled rejection. */
+  private guarded(sink: ResponseSink): ResponseSink {
+    return (event) => {
+      if (this.closed) return;
+      try {
+        sink(event);
+      } catch (error) {
+        this.deps.error(`cascade stream ${this.config.sessionId}: response sink threw: ${String(error)}`);
+      }
+    };
   }
 
   /** The sink belongs to the session; its failure must not break this stream. */

@@ -146,4 +146,27 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     const ids = events.map((e) => e.event_id);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('holds requests while a turn detection change reopens the engine stream, then serves them in order', async () => {
+    const engine = new RespondingEngine();
+    const { transport, send, settle } = await open(engine);
+    const streams = engine.streams.length;
+    send({
+      type: 'session.update',
+      session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 700 } } } },
+    });
+    send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+    });
+    send({ type: 'response.create', event_id: 'r1' });
+    await settle();
+    expect(engine.streams).toHaveLength(streams + 1);
+    expect(engine.requests).toHaveLength(1);
+    // Asked of the new stream, after session.updated, with nothing refused.
+    expect(engine.requests[0].stream).toBe(engine.last);
+    expect(transport.events.filter((e) => e.type === 'error')).toEqual([]);
+    const types = transport.types();
+    expect(types.lastIndexOf('session.updated')).toBeLessThan(types.indexOf('response.created'));
+  });
 });

@@ -61,7 +61,12 @@ export class RealtimeConversationConnection implements EventRenderer {
   private readonly context: ConversationParseContext;
   private readonly view: ConversationView;
   private readonly tools: boolean;
+  /**
+   * Client events kept until the session can take them: before it started, and while a turn
+   * detection change reopens the engine stream (a response asked for meanwhile would find none).
+   */
   private waiting: (SessionCommand | ConversationRequest)[] | null = [];
+  private reconfiguring = false;
 
   constructor(options: ConversationConnectionOptions) {
     const { config, engine, aliases, maxMessageBytes, ...runtimeOptions } = options;
@@ -122,6 +127,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         queueMicrotask(() => this.replayWaiting());
         return this.out.session('session.created', event.session, this.model.settings, this.view);
       case 'updated':
+        this.reconfigured();
         return this.out.session('session.updated', event.session, this.model.settings, this.view);
       case 'speech_started':
         return this.frames(this.model.speechStarted(event.itemId, event.startMs));
@@ -145,6 +151,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       case 'response_done':
         return this.frames(this.model.audioDone(event.itemId, event.interrupted));
       case 'error':
+        this.reconfigured(); // a refused change (session_config_locked) reopens nothing
         return this.out.conversation({ type: 'error', error: event.error });
       case 'closed': {
         this.waiting = null;
@@ -161,10 +168,23 @@ export class RealtimeConversationConnection implements EventRenderer {
     }
   }
 
+  private reconfigured(): void {
+    if (!this.reconfiguring) return;
+    this.reconfiguring = false;
+    queueMicrotask(() => this.replayWaiting());
+  }
+
   private replayWaiting(): void {
     const waiting = this.waiting ?? [];
     this.waiting = null;
-    for (const parsed of waiting) this.handle(parsed);
+    for (let i = 0; i < waiting.length; i++) {
+      // A replayed change of turn detection holds the rest again.
+      if (this.waiting !== null) {
+        (this.waiting as (SessionCommand | ConversationRequest)[]).push(...waiting.slice(i));
+        return;
+      }
+      this.handle(waiting[i]);
+    }
   }
 
   private handle(parsed: SessionCommand | ConversationRequest): void {
@@ -201,6 +221,8 @@ export class RealtimeConversationConnection implements EventRenderer {
     Object.assign(this.view, update.view);
     const ids = clientEventId === undefined ? {} : { clientEventId };
     if (update.turnDetection === undefined) return this.runtime.handle({ type: 'update', ...ids });
+    this.reconfiguring = true;
+    this.waiting ??= [];
     this.runtime.handle({
       type: 'update',
       changes: { turnDetection: update.turnDetection },
