@@ -84,6 +84,10 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  afterEach(() => {
+    msPerChar = 10;
+  });
+
   const wsBase = () => t.baseUrl.replace(/^https/, 'wss');
   const rest = (path: string) =>
     fetchTrusting(ca)(`${t.baseUrl}${path}`, { headers: { authorization: `Bearer ${apiKey}` } }).then(
@@ -402,6 +406,7 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
       kind: 'reply',
       pieces: ['It is half past three, and the sun is shining over the hills today.'],
     });
+    msPerChar = 80; // about 5 s of answer: the user talks over it
     const [ask, talk] = await fliteUtterances('awb', [
       'what time is it right now',
       'the quick brown fox jumped over the lazy dog',
@@ -445,7 +450,6 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
       events.slice(cutAt).filter((e) => e.type === 'response.output_audio.delta' && e.response_id === cut.response.id),
     ).toEqual([]);
     rt.close();
-    msPerChar = 10;
   }, 90_000);
 
   it('opens a conversation with a client secret of type "realtime", made with the SDK; transcription stays the default', async () => {
@@ -489,5 +493,13 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     // Without type "realtime" the endpoint still makes transcription sessions.
     const plain = await server.realtime.clientSecrets.create({ session: { type: 'transcription' } });
     expect(plain.session).toMatchObject({ object: 'realtime.transcription_session', type: 'transcription' });
+    // "realtime" is the realtime path's name; the live path refuses it.
+    const live = await fetchTrusting(ca)(`${t.baseUrl}/v1/live/client_secrets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session: { type: 'realtime' } }),
+    });
+    expect(live.status).toBe(400);
+    expect(await live.json()).toMatchObject({ error: { code: 'invalid_parameter', param: 'session.type' } });
   }, 60_000);
 });
