@@ -221,7 +221,12 @@ describe('ConversationModel', () => {
     });
     const next = model.createResponse({ conversation: 'auto' });
     expect(request(next)!.messages).toHaveLength(1);
-    model.responseEvent(request(next)!.responseId, { type: 'finished', status: 'completed', reason: null, usage: null });
+    model.responseEvent(request(next)!.responseId, {
+      type: 'finished',
+      status: 'completed',
+      reason: null,
+      usage: null,
+    });
     expect(events(model.createResponse({ conversation: 'none', input: [{ reference: 'gone' }] }))).toMatchObject([
       { type: 'error', error: { code: 'item_not_found', param: 'response.input' } },
     ]);
