@@ -187,6 +187,39 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     });
   }, 60_000);
 
+  it("answers the Agents SDK's spoken turn with its default configuration (semantic_vad, pcm 24 kHz, an OpenAI transcriber)", async () => {
+    chatPlan = () => ({ kind: 'reply', pieces: ['It is noon.'] });
+    const [ask] = await fliteUtterances('awb', ['what time is it right now']);
+    const audio = Buffer.from(concatAudio([silence(300), toSessionAudio(ask.clip), silence(2500)]).buffer);
+    const transport = agentsTransport();
+    const events: Event[] = [];
+    transport.on('*', (event: Event) => events.push(event));
+    const session = new RealtimeSession(new RealtimeAgent({ name: 'Clock', instructions: 'Tell the time.' }), {
+      transport,
+      model: 'vendor-voicechat',
+    });
+    await session.connect({ apiKey, url: `${wsBase()}/v1/realtime?model=gpt-realtime` });
+    for (const chunk of chunks(audio, 200)) {
+      session.sendAudio(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength) as ArrayBuffer);
+      await sleep(150);
+    }
+    await waitFor(async () => events.some((e) => e.type === 'response.done'), 20_000);
+    const updated = events.filter((e) => e.type === 'session.updated').at(-1)!;
+    expect(updated.session.audio.input.turn_detection).toMatchObject({ type: 'semantic_vad', create_response: true });
+    const heard = events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed')!;
+    expect(heard.transcript).toMatch(/time/);
+    expect(events.find((e) => e.type === 'response.done')!.response).toMatchObject({
+      status: 'completed',
+      output: [{ content: [{ type: 'output_audio', transcript: 'It is noon.' }] }],
+    });
+    expect(chatBody(chat.requests.at(-1)!).messages).toEqual([
+      { role: 'system', content: 'Tell the time.' },
+      { role: 'user', content: heard.transcript },
+    ]);
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+    session.close();
+  }, 60_000);
+
   /** OpenAIRealtimeWS as a server-side agent uses it: every event recorded, errors collected. */
   const openaiClient = async (model = 'gpt-realtime', key = apiKey) => {
     const client = new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/v1`, fetch: fetchTrusting(ca) });
