@@ -103,4 +103,15 @@ describe('AppConfig', () => {
       socketPongTimeoutMs: 3000,
     });
   });
+
+  it('reads REALTIME_MODEL_ALIASES as alias=model pairs, empty for none, and refuses a malformed one', () => {
+    expect(new AppConfig({}).realtimeModelAliases.get('gpt-realtime')).toBe('vendor-voicechat');
+    expect(new AppConfig({ REALTIME_MODEL_ALIASES: '' }).realtimeModelAliases.size).toBe(0);
+    expect([
+      ...new AppConfig({ REALTIME_MODEL_ALIASES: ' my-agent = vendor-voicechat ' }).realtimeModelAliases,
+    ]).toEqual([['my-agent', 'vendor-voicechat']]);
+    for (const bad of ['gpt-realtime', 'a=b=c', 'a=vendor-voicechat,a=vendor-voicechat', 'a b=vendor-voicechat']) {
+      expect(() => new AppConfig({ REALTIME_MODEL_ALIASES: bad })).toThrow(/REALTIME_MODEL_ALIASES/);
+    }
+  });
 });

@@ -67,6 +67,8 @@ export class AppConfig {
   readonly socketPingIntervalMs: number;
   readonly sessionSignals: 'auto' | 'heartbeat';
   readonly socketPongTimeoutMs: number;
+  /** `/v1/realtime` model aliases: alias → model id (checked against the served models by the gateway). */
+  readonly realtimeModelAliases: ReadonlyMap<string, string>;
 
   constructor(env: Record<string, string | undefined>) {
     const e = parseEnvironment(env);
@@ -110,6 +112,7 @@ export class AppConfig {
     this.socketPingIntervalMs = e.SOCKET_PING_INTERVAL_SECONDS * 1000;
     this.sessionSignals = e.SESSION_SIGNALS;
     this.socketPongTimeoutMs = e.SOCKET_PONG_TIMEOUT_SECONDS * 1000;
+    this.realtimeModelAliases = modelAliasesOf(e.REALTIME_MODEL_ALIASES);
   }
 
   private readonly secretEnv: (name: string) => string | undefined;
@@ -136,6 +139,29 @@ function enginesSource(file: string | undefined, json: string | undefined): Engi
     }
   }
   return json === undefined ? null : { setting: 'ENGINES_JSON', text: json };
+}
+
+const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
+
+function modelAliasesOf(text: string): ReadonlyMap<string, string> {
+  const aliases = new Map<string, string>();
+  for (const pair of text.split(',').map((part) => part.trim())) {
+    if (pair === '') continue;
+    const [alias, model, ...rest] = pair.split('=').map((part) => part.trim());
+    const problem =
+      model === undefined || rest.length > 0 || !ALIAS.test(alias)
+        ? 'each entry must be alias=model'
+        : !ALIAS.test(model)
+          ? 'the model is not a model id'
+          : aliases.has(alias)
+            ? `${alias} is named twice`
+            : null;
+    if (problem !== null) {
+      throw new ConfigError(`Invalid configuration:\n  REALTIME_MODEL_ALIASES: ${JSON.stringify(pair)}: ${problem}`);
+    }
+    aliases.set(alias, model);
+  }
+  return aliases;
 }
 
 function startingApiKeyOf(e: Environment): StartingApiKey | null {

@@ -132,6 +132,13 @@ export class Environment {
   @IsInt() @Min(0) @Max(3600) SOCKET_PING_INTERVAL_SECONDS: number = 20;
   /** A socket that has not answered a ping for this long is closed as connection_lost. */
   @IsInt() @Min(1) @Max(3600) SOCKET_PONG_TIMEOUT_SECONDS: number = 20;
+  /**
+   * Other names for this service's models on `/v1/realtime` (`?model=` and session.update's
+   * `model`), so an agent written for OpenAI connects unchanged: comma-separated `alias=model`
+   * pairs; empty: none. Checked in AppConfig (each target must be a served model).
+   */
+  @IsString() REALTIME_MODEL_ALIASES =
+    'gpt-realtime=vendor-voicechat,gpt-realtime-2.1=vendor-voicechat,gpt-realtime-mini=vendor-voicechat';
 }
 
 export class ConfigError extends Error {}

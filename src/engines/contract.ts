@@ -46,6 +46,8 @@ export interface EngineStreamConfig {
   voice: string | null;
   /** null: utterances end only on commit() (manual turns). */
   turnDetection: TurnDetectionConfig | null;
+  /** A conversation session: answer only through respond() (engines with `conversation.responses`). */
+  conversation?: boolean;
 }
 
 /** Offsets are integer milliseconds on the session's input-audio timeline. */
@@ -132,6 +134,10 @@ export interface EngineStream {
   prepareResponse?(transcript: string): void;
   /** The user went on speaking after prepareResponse(): throw the prepared answer away. Optional. */
   discardPreparedResponse?(): void;
+  /** Conversation sessions: produce one response (see ResponseRequest). */
+  respond?(request: ResponseRequest, sink: ResponseSink): void;
+  /** Stops the response now: its voice stops and its sink gets `finished` with `cancelled`. */
+  cancelResponse?(responseId: string): void;
 }
 
 export interface EngineCapacity {
@@ -141,6 +147,8 @@ export interface EngineCapacity {
 
 export interface SpeechEngine {
   readonly name: string;
+  /** What the engine serves in conversation sessions; absent: spoken turns answered by itself only. */
+  readonly conversation?: ConversationCapabilities;
   /** Throws EngineCapacityError when no stream can be opened. */
   open(config: EngineStreamConfig, sink: EngineEventSink): Promise<EngineStream>;
   /** Loads models ahead of the first session (optional: engines without a warm-up start lazily). */
@@ -157,4 +165,69 @@ export class EngineCapacityError extends Error {
   constructor(readonly retryAfterMs: number) {
     super('no speech engine capacity');
   }
+}
+
+/*
+ * Conversation sessions (OpenAI Realtime `type: "realtime"`): the session, not the engine, decides
+ * when to answer. The engine stream is opened with `conversation: true`, answers nothing by itself,
+ * and produces one response per respond() call. A response's voice travels as the usual
+ * response_started / output_audio / output_transcript / response_done events, under the item id
+ * the request names; its text, tool calls and end go to the request's own sink.
+ */
+
+/** A function the model may call; `parameters` is a JSON Schema object, passed on as given. */
+export interface ConversationTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** The conversation as context for one response, oldest first. */
+export type ConversationMessage =
+  | { role: 'system' | 'user' | 'assistant'; content: string }
+  | { role: 'assistant'; content: string; toolCalls: { callId: string; name: string; arguments: string }[] }
+  | { role: 'tool'; callId: string; content: string };
+
+export interface ResponseRequest {
+  responseId: string;
+  /** The id the response's message item (and its audio events) carry. */
+  itemId: string;
+  instructions: string;
+  messages: ConversationMessage[];
+  tools: ConversationTool[];
+  toolChoice: ToolChoice;
+  /** false: text only (no speech is synthesised). */
+  audio: boolean;
+  /** null: the engine's own limit. */
+  maxOutputTokens: number | null;
+}
+
+/** Token counts an upstream reported for one response. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type ResponseEvent =
+  /** The answer's text as generated (also for voiced answers: their whole text, before it is spoken). */
+  | { type: 'text'; delta: string }
+  | { type: 'function_call'; callId: string; name: string; arguments: string }
+  | {
+      type: 'finished';
+      status: 'completed' | 'cancelled' | 'failed' | 'incomplete';
+      /** `max_output_tokens` for incomplete; a failure's code for failed. */
+      reason: string | null;
+      usage: TokenUsage | null;
+    };
+
+export type ResponseSink = (event: ResponseEvent) => void;
+
+/** What an engine can do in a conversation session (absent: it answers spoken turns by itself only). */
+export interface ConversationCapabilities {
+  /** respond() and cancelResponse() are served: the session decides when and how to answer. */
+  responses: boolean;
+  /** Function tools are passed to the model. */
+  tools: boolean;
 }

@@ -19,6 +19,12 @@ import type { CredentialStyle } from './handshake/socket-credentials';
  */
 export type DialectName = string;
 
+/** What the service's configuration tells every dialect's query. */
+export interface DialectContext {
+  /** Other names for the service's models (REALTIME_MODEL_ALIASES): alias → model id. */
+  readonly modelAliases: ReadonlyMap<string, string>;
+}
+
 /** What a dialect's connection is handed once its socket is open. */
 export interface DialectSocket<Q> {
   readonly ws: WebSocket;
@@ -54,7 +60,12 @@ export interface Dialect<Q = unknown> {
    */
   readonly serves: 'any' | 'transcription';
   /** Validates the upgrade's query; throws AppError (`invalid_parameter`, HTTP 400) to refuse. */
-  query(req: IncomingMessage): Q;
+  query(req: IncomingMessage, context: DialectContext): Q;
+  /**
+   * On a socket configured at the handshake that serves more than transcription: the session type
+   * and model the query asks for (a client secret's own type wins); absent or null: transcription.
+   */
+  requested?(query: Q): { readonly type: 'live' | 'transcription'; readonly model: string } | null;
   /** The language the handshake asks for, if any (checked against the model's languages). */
   language?(query: Q): string | null;
   /** The session's configuration: what the client asked for over the secret's (null for an API key). */

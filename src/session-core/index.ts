@@ -56,3 +56,16 @@ export {
 } from './model/defaults';
 export type { TranscriptDelta, TranscriptWord } from './model/transcript';
 export { type SessionError, type SessionStats, assertUnreachable } from './model/session.types';
+export {
+  ConversationModel,
+  DEFAULT_CONVERSATION_SETTINGS,
+  MAX_CONVERSATION_ITEMS,
+  type ContentPart,
+  type ConversationEffect,
+  type ConversationEvent,
+  type ConversationItem,
+  type ConversationSettings,
+  type OutputRef,
+  type ResponseOptions,
+  type ResponseView,
+} from './conversation';

@@ -385,7 +385,7 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
       ['a number value', { metadata: { k: 1 } }, ['body', 'metadata'], 'string_type'],
       ['a nested value', { metadata: { k: { a: 'b' } } }, ['body', 'metadata'], 'string_type'],
       ['session not an object', { session: 'live' }, ['body', 'session'], 'dict_type'],
-      ['another type', { session: { type: 'realtime' } }, ['body', 'session', 'type'], 'literal_error'],
+      ['another type', { session: { type: 'speech' } }, ['body', 'session', 'type'], 'literal_error'],
       ['model not a string', { session: { model: 5 } }, ['body', 'session', 'model'], 'string_type'],
       ['an unknown include', { session: { include: ['x'] } }, ['body', 'session', 'include'], 'literal_error'],
       [

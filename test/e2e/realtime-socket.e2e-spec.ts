@@ -253,7 +253,8 @@ describe.each(databaseTargets())('realtime socket (OpenAI Realtime transcription
     });
 
     it.each([
-      ['a conversational model', '?model=gpt-realtime', 'model'],
+      ['a model it does not serve', '?model=gpt-unknown', 'model'],
+      ['a conversation model with intent=transcription', '?intent=transcription&model=vendor-voicechat', 'model'],
       ['another intent', '?intent=conversation', 'intent'],
       ['a call id', '?call_id=rtc_1', 'call_id'],
     ])('refuses %s with 400 invalid_parameter', async (_name, query, param) => {

@@ -6,8 +6,16 @@
  * answer at once.
  */
 import { newId } from '../../platform/ids';
-import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../contract';
+import type {
+  EngineEvent,
+  EngineEventSink,
+  EngineStream,
+  EngineStreamConfig,
+  ResponseRequest,
+  ResponseSink,
+} from '../contract';
 import { CascadeTurn, type TurnDeps } from './cascade-turn';
+import { chatMessagesOf, chatExtrasOf } from './conversation-request';
 import { Conversation } from './conversation';
 
 export interface CascadeStreamDeps extends Omit<TurnDeps, 'emit' | 'newItemId'> {
@@ -24,6 +32,8 @@ export class CascadeStream implements EngineStream {
   private turn: CascadeTurn | null = null;
   /** The user item whose final transcript the current turn answers. */
   private answering: string | null = null;
+  /** Conversation sessions: the response the current turn produces. */
+  private responseId: string | null = null;
   private closing: Promise<void> | null = null;
   /** Set before the listener's last finals arrive (during close()): they are not answered. */
   private stopping = false;
@@ -98,8 +108,52 @@ export class CascadeStream implements EngineStream {
     }
   }
 
+  /** Conversation sessions: one response, as the session asked for it (it cuts the one running). */
+  respond(request: ResponseRequest, responseSink: ResponseSink): void {
+    const sink = this.guarded(responseSink);
+    if (this.stopping) {
+      sink({ type: 'finished', status: 'cancelled', reason: null, usage: null });
+      return;
+    }
+    this.bargeIn();
+    const turn: CascadeTurn = new CascadeTurn(
+      chatMessagesOf(request, this.deps.systemPrompt),
+      {
+        ...this.deps,
+        newItemId: () => request.itemId,
+        emit: (event) => {
+          if (this.turn === turn) this.emit(event);
+        },
+      },
+      {
+        extras: chatExtrasOf(request),
+        voiced: request.audio,
+        itemId: request.itemId,
+        onText: (delta) => sink({ type: 'text', delta }),
+        onToolCall: (call) => sink({ type: 'function_call', ...call }),
+      },
+    );
+    this.turn = turn;
+    this.responseId = request.responseId;
+    turn.finished
+      .catch((error: unknown) => this.deps.error(`cascade response failed: ${String(error)}`))
+      .finally(() => {
+        if (this.turn === turn) {
+          this.turn = null;
+          this.responseId = null;
+        }
+        const { status, reason } = turn.outcome;
+        sink({ type: 'finished', status, reason, usage: turn.usage });
+      });
+  }
+
+  cancelResponse(responseId: string): void {
+    if (this.responseId === responseId) this.bargeIn();
+  }
+
   private answer(itemId: string, transcript: string): void {
-    if (this.config.type !== 'live' || this.stopping || transcript.trim() === '') return;
+    if (this.config.type !== 'live' || this.config.conversation === true || this.stopping || transcript.trim() === '')
+      return;
     this.bargeIn();
     this.conversation.addUser(transcript.trim());
     const turn = new CascadeTurn(this.conversation.messages(), {
@@ -125,6 +179,19 @@ export class CascadeStream implements EngineStream {
     // cancel() first: its response_done reaches the session (it ends a response the session did not cut).
     turn.cancel();
     this.turn = null;
+    this.responseId = null;
+  }
+
+  /** A response's sink belongs to the session too: a throw there must not become an unhandled rejection. */
+  private guarded(sink: ResponseSink): ResponseSink {
+    return (event) => {
+      if (this.closed) return;
+      try {
+        sink(event);
+      } catch (error) {
+        this.deps.error(`cascade stream ${this.config.sessionId}: response sink threw: ${String(error)}`);
+      }
+    };
   }
 
   /** The sink belongs to the session; its failure must not break this stream. */

@@ -11,7 +11,7 @@
  * cancel() (barge-in) aborts both HTTP requests at once and stops the voice.
  */
 import type { EngineEvent } from '../contract';
-import type { ChatClient, ChatMessage } from './chat-client';
+import type { ChatClient, ChatMessage, ChatRequestExtras, ChatWireMessage } from './chat-client';
 import { ResponseVoice, type VoiceOptions } from './response-voice';
 import { SentenceSplitter } from './sentence-splitter';
 import type { SpeechClient } from './speech-client';
@@ -26,6 +26,20 @@ export interface TurnDeps {
   emit: (event: EngineEvent) => void;
   warn: (message: string) => void;
 }
+
+/**
+ * A conversation session's response (the session asked for it): tools and limits go to the chat
+ * server, the text and tool calls come back through the hooks, and a text-only response is not voiced.
+ */
+export interface TurnOptions {
+  extras: ChatRequestExtras;
+  voiced: boolean;
+  itemId: string;
+  onText(delta: string): void;
+  onToolCall(call: { callId: string; name: string; arguments: string }): void;
+}
+
+export type TurnOutcome = 'completed' | 'cancelled' | 'failed' | 'incomplete';
 
 /** Sentences from the chat loop to the speech loop, in order. */
 class SentenceQueue {
@@ -55,14 +69,27 @@ export class CascadeTurn {
   private voice: ResponseVoice | null = null;
   private heard: string | null = null;
   private failed = false;
+  private failure: string | null = null;
+  private finishReason: string | null = null;
+  /** Token counts the chat server reported (conversation responses only). */
+  usage: { inputTokens: number; outputTokens: number } | null = null;
   /** Resolves when the turn is over: played out, failed or cancelled. */
   readonly finished: Promise<void>;
 
   constructor(
-    messages: ChatMessage[],
+    messages: ChatWireMessage[],
     private readonly deps: TurnDeps,
+    private readonly options: TurnOptions | null = null,
   ) {
     this.finished = this.run(messages);
+  }
+
+  /** How the turn ended (read once `finished` resolved) and why, for a failure or a cut. */
+  get outcome(): { status: TurnOutcome; reason: string | null } {
+    if (this.failed) return { status: 'failed', reason: this.failure };
+    if (this.controller.signal.aborted) return { status: 'cancelled', reason: null };
+    if (this.finishReason === 'length') return { status: 'incomplete', reason: 'max_output_tokens' };
+    return { status: 'completed', reason: null };
   }
 
   /** What the user heard of this answer (all of it once it played out). */
@@ -78,19 +105,25 @@ export class CascadeTurn {
     this.voice?.interrupt();
   }
 
-  private async run(messages: ChatMessage[]): Promise<void> {
+  private async run(messages: ChatWireMessage[]): Promise<void> {
     const queue = new SentenceQueue();
     const speaking = this.speak(queue);
     const splitter = new SentenceSplitter(this.deps.maxSentenceChars);
     try {
       let answered = false;
-      for await (const delta of this.deps.chat.stream(messages, this.controller.signal)) {
+      const voiced = this.options?.voiced ?? true;
+      let called = false;
+      for await (const delta of this.texts(messages)) {
+        if (delta === null) {
+          called = true;
+          continue;
+        }
         answered ||= delta.trim() !== '';
-        for (const sentence of splitter.push(delta)) queue.push(sentence);
+        if (voiced) for (const sentence of splitter.push(delta)) queue.push(sentence);
       }
-      for (const sentence of splitter.end()) queue.push(sentence);
+      if (voiced) for (const sentence of splitter.end()) queue.push(sentence);
       // Nothing to say is not an error for the client, but an operator should see it.
-      if (!answered) this.deps.warn('the chat server answered with no text');
+      if (!answered && !called) this.deps.warn('the chat server answered with no text');
     } catch (error) {
       this.fail(error);
     }
@@ -101,6 +134,43 @@ export class CascadeTurn {
     await this.voice?.finished;
   }
 
+  /** The answer's text; null for each tool call (handed to the options' hook once complete). */
+  private async *texts(messages: ChatWireMessage[]): AsyncGenerator<string | null, void, undefined> {
+    const options = this.options;
+    if (options === null) {
+      yield* this.deps.chat.stream(messages as ChatMessage[], this.controller.signal);
+      return;
+    }
+    const calls = new Map<number, { callId: string; name: string; arguments: string }>();
+    for await (const delta of this.deps.chat.streamDeltas(messages, options.extras, this.controller.signal)) {
+      switch (delta.kind) {
+        case 'text':
+          options.onText(delta.text);
+          yield delta.text;
+          break;
+        case 'tool_call': {
+          const call = calls.get(delta.index) ?? { callId: '', name: '', arguments: '' };
+          if (delta.id) call.callId = delta.id;
+          if (delta.name) call.name += delta.name;
+          call.arguments += delta.arguments;
+          calls.set(delta.index, call);
+          break;
+        }
+        case 'finish':
+          this.finishReason = delta.reason;
+          break;
+        case 'usage':
+          this.usage = { inputTokens: delta.promptTokens, outputTokens: delta.completionTokens };
+          break;
+      }
+    }
+    if (this.controller.signal.aborted) return;
+    for (const call of calls.values()) {
+      options.onToolCall(call);
+      yield null;
+    }
+  }
+
   private async speak(queue: SentenceQueue): Promise<void> {
     for (let sentence = await queue.next(); sentence !== null; sentence = await queue.next()) {
       if (this.controller.signal.aborted) return;
@@ -108,7 +178,11 @@ export class CascadeTurn {
       try {
         for await (const pcm of this.deps.speech.stream(sentence, this.controller.signal)) {
           if (!begun) {
-            this.voice ??= new ResponseVoice(this.deps.newItemId(), this.deps.voice, this.deps.emit);
+            this.voice ??= new ResponseVoice(
+              this.options?.itemId ?? this.deps.newItemId(),
+              this.deps.voice,
+              this.deps.emit,
+            );
             this.voice.beginSentence(sentence);
             begun = true;
           }
@@ -132,6 +206,7 @@ export class CascadeTurn {
     if (which === 'speech') this.controller.abort();
     const timeout = upstream?.kind === 'timeout';
     const code = `${which}_${timeout ? 'timeout' : 'failed'}`;
+    this.failure = code;
     const server = which === 'chat' ? 'the language model server' : 'the speech server';
     const reason = timeout
       ? 'did not answer in time'

@@ -7,7 +7,14 @@
  * listener belongs to whoever made it (the engines registry starts and shuts it down).
  */
 import { nodeTimers, type Timers } from '../../platform/clock/timers';
-import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../contract';
+import type {
+  ConversationCapabilities,
+  EngineCapacity,
+  EngineEventSink,
+  EngineStream,
+  EngineStreamConfig,
+  SpeechEngine,
+} from '../contract';
 import { CascadeStream } from './cascade-stream';
 import type { CascadeEngineOptions } from './cascade.options';
 import { ChatClient } from './chat-client';
@@ -27,6 +34,7 @@ export interface CascadeEngineExtras {
 
 export class CascadeEngine implements SpeechEngine {
   readonly name = 'cascade';
+  readonly conversation: ConversationCapabilities = { responses: true, tools: true };
   private readonly chat: ChatClient;
   private readonly speech: SpeechClient;
   private readonly streams = new Set<CascadeStream>();

@@ -36,6 +36,7 @@ export function instrumentEngine(
   metrics.watchEngine(name, () => engine.capacity());
   return {
     name: engine.name,
+    conversation: engine.conversation,
     start: engine.start ? () => engine.start!() : undefined,
     capacity: () => engine.capacity(),
     hasCapacity: () => engine.hasCapacity(),
@@ -62,6 +63,8 @@ export function instrumentEngine(
       // Optional methods stay optional: the session calls them only where the engine has them.
       if (stream.prepareResponse) measured.prepareResponse = (transcript) => stream.prepareResponse!(transcript);
       if (stream.discardPreparedResponse) measured.discardPreparedResponse = () => stream.discardPreparedResponse!();
+      if (stream.respond) measured.respond = (request, responseSink) => stream.respond!(request, responseSink);
+      if (stream.cancelResponse) measured.cancelResponse = (responseId) => stream.cancelResponse!(responseId);
       return measured;
     },
   };

@@ -3,7 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../platform/errors/app-error';
 import { sha256Hex } from '../../platform/ids';
 import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
-import { TRANSCRIPTION_MODEL, type SessionConfig } from '../../session-core';
+import { MODEL_IDS, TRANSCRIPTION_MODEL, type SessionConfig } from '../../session-core';
+import { AppConfig } from '../../config/app-config';
+import { ConfigError } from '../../config/environment';
 import { AuthService, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
 import { ClientSecretsService } from '../../modules/client-secrets';
 import { LifecycleState } from '../../modules/health';
@@ -16,7 +18,6 @@ import { InstanceIdentity } from '../connection/instance-identity';
 import { coreConfigOf, requestedOf } from '../connection/session-config.mapping';
 import { SessionPortsFactory, type SessionPorts } from '../connection/session-ports.factory';
 import { ProjectShare, type ShareClaim } from '../connection/project-share';
-import { AppConfig } from '../../config/app-config';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
 import { extractSocketCredential, type SocketCredentialResult } from './socket-credentials';
 
@@ -54,20 +55,31 @@ export class SocketAdmission {
     private readonly instance: InstanceIdentity,
     private readonly models: ModelCatalog,
     private readonly ports: SessionPortsFactory,
+    private readonly config: AppConfig,
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
-    config: AppConfig,
     clock: TickScheduler,
   ) {
     this.share = new ProjectShare(config.projectStreamsPerInstance, clock);
+    for (const [alias, target] of config.realtimeModelAliases) {
+      if (!MODEL_IDS.includes(target)) {
+        throw new ConfigError(
+          `Invalid configuration:\n  REALTIME_MODEL_ALIASES: ${alias}=${target}: not a model of this service (${MODEL_IDS.join(', ')})`,
+        );
+      }
+    }
   }
 
   async admit<Q>(req: IncomingMessage, dialect: Dialect<Q>): Promise<void> {
-    const query = dialect.query(req);
-    const transcriptionOnly = dialect.serves === 'transcription';
+    const query = dialect.query(req, { modelAliases: this.config.realtimeModelAliases });
+    // A Realtime conversation socket (?model= naming a live model) is configured at the handshake too.
+    const requested = dialect.requested?.(query) ?? null;
+    const conversation = requested?.type === 'live';
+    const transcriptionOnly = dialect.serves === 'transcription' && !conversation;
     if (transcriptionOnly) this.models.checkLanguage(TRANSCRIPTION_MODEL, dialect.language?.(query), 'language');
     const found = extractSocketCredential(req, dialect.credentials);
     if (transcriptionOnly) await this.refuseLiveSecret(found);
-    const { session, claim } = await this.authenticate(req, found, transcriptionOnly);
+    const model = conversation ? requested.model : undefined;
+    const { session, claim } = await this.authenticate(req, found, transcriptionOnly, model);
     try {
       this.admitted.set(req, { ...(await this.configured(session, query, dialect)), claim });
     } catch (error) {
@@ -119,6 +131,7 @@ export class SocketAdmission {
     req: IncomingMessage,
     found: SocketCredentialResult,
     transcriptionOnly: boolean,
+    model?: string,
   ): Promise<{ session: AdmittedSession; claim: ShareClaim }> {
     this.lifecycle.assertAcceptingSessions();
     if (queryCarriesApiKey(req.url)) {
@@ -135,7 +148,7 @@ export class SocketAdmission {
     }
     if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
     // Before redemption, so a full instance never burns a secret. A live socket picks its model later.
-    const verdict = this.capacity.check(transcriptionOnly ? TRANSCRIPTION_MODEL : undefined);
+    const verdict = this.capacity.check(model ?? (transcriptionOnly ? TRANSCRIPTION_MODEL : undefined));
     if (!verdict.available) {
       throw new AppError('capacity_exhausted', 'No speech engine capacity on this instance', {
         retryAfterMs: verdict.retryAfterMs,

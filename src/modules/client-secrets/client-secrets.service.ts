@@ -13,12 +13,15 @@ import {
   newSessionId,
   resolveSessionConfig,
   SessionAdmissionService,
+  type RequestedSessionConfig,
   toSessionAudioResponse,
   type OpenedSession,
 } from '../sessions';
 import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
 import { ClientSecretsRepository } from './client-secrets.repository';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
+import type { RequestedSessionDto } from './dto/requested-session.dto';
+import { VOICECHAT } from '../../session-core';
 import { ClientSecretResponseDto, toIngressResponse } from './dto/client-secret-response.dto';
 import { RequestOrigin, SocketUrlSettings, socketUrls } from './socket-urls';
 
@@ -69,7 +72,21 @@ export class ClientSecretsService {
   ): Promise<ClientSecretResponseDto> {
     // A draining instance issues none: the secret's socket could only be refused here.
     this.lifecycle.assertAcceptingSessions();
-    const resolved = resolveSessionConfig(request.session, this.models, { transcriptionOnly: endpoint === 'realtime' });
+    if (endpoint === 'live' && request.session?.type === 'realtime') {
+      throw new AppError(
+        'invalid_parameter',
+        'session.type "realtime" is for POST /v1/realtime/client_secrets; here a conversation is "live"',
+        {
+          param: 'session.type',
+        },
+      );
+    }
+    const conversation = endpoint === 'realtime' && request.session?.type === 'realtime';
+    const resolved = conversation
+      ? resolveSessionConfig(this.conversationRequest(request.session!), this.models)
+      : resolveSessionConfig(request.session as RequestedSessionConfig | undefined, this.models, {
+          transcriptionOnly: endpoint === 'realtime',
+        });
     this.models.checkLanguage(
       resolved.model,
       resolved.audio.input.transcription.language,
@@ -102,7 +119,11 @@ export class ClientSecretsService {
       expires_at: toUnixSeconds(admitted.expiresAt!),
       session: {
         id: session.id,
-        object: endpoint === 'realtime' ? 'realtime.transcription_session' : 'session',
+        object: conversation
+          ? 'realtime.session'
+          : endpoint === 'realtime'
+            ? 'realtime.transcription_session'
+            : 'session',
         type: session.type,
         model: session.model,
         pool: session.pool,
@@ -113,6 +134,26 @@ export class ClientSecretsService {
         metadata: session.metadata,
       },
     };
+  }
+
+  /**
+   * A GA `type: "realtime"` session (POST /v1/realtime/client_secrets) → a live session on its
+   * conversation model: `model` may be an operator's alias (REALTIME_MODEL_ALIASES), and an OpenAI
+   * transcription model name stands for the session's own recogniser, as on the socket.
+   */
+  private conversationRequest(session: RequestedSessionDto): RequestedSessionConfig {
+    const model =
+      session.model === undefined ? VOICECHAT : (this.config.realtimeModelAliases.get(session.model) ?? session.model);
+    if (this.models.find(model)?.type !== 'live') {
+      throw new AppError(
+        'invalid_parameter',
+        `A realtime session's model is a conversation model (${VOICECHAT}), not ${JSON.stringify(session.model)}`,
+        {
+          param: 'session.model',
+        },
+      );
+    }
+    return { ...session, type: 'live', model, audio: withoutTranscriptionModel(session.audio) };
   }
 
   /**
@@ -153,3 +194,11 @@ export class ClientSecretsService {
 
 const invalidSecret = () => new AppError('invalid_client_secret', 'The client secret is not valid');
 const expiredSecret = () => new AppError('client_secret_expired', 'The client secret has expired');
+
+/** A conversation session transcribes with its recogniser whatever transcription model the client names. */
+function withoutTranscriptionModel(audio: RequestedSessionDto['audio']): RequestedSessionDto['audio'] {
+  const transcription = audio?.input?.transcription;
+  if (transcription?.model === undefined) return audio;
+  const { model: _model, ...rest } = transcription;
+  return { ...audio, input: { ...audio!.input, transcription: rest } };
+}

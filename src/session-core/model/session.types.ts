@@ -18,6 +18,8 @@ export interface SessionConfig {
   readonly turnDetection: TurnDetectionConfig | null;
   /** How output audio travels; only the live dialect offers binary. */
   readonly outputEncoding: OutputEncoding;
+  /** A conversation session (Realtime `type: "realtime"`): the session asks for each response. */
+  readonly conversation?: boolean;
 }
 
 /** What a client may change in a started session before any audio: the engine's settings. */

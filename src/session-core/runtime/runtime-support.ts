@@ -70,6 +70,7 @@ export function engineConfigOf(sessionId: string, config: SessionConfig): Engine
     language: config.language,
     voice: config.voice,
     turnDetection: config.turnDetection,
+    ...(config.conversation === true ? { conversation: true } : {}),
   };
 }
 

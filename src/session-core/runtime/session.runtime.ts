@@ -14,7 +14,13 @@
  * - Meter batches are written one at a time, in seq order, and all of them before the session
  *   is recorded closed; `closed` goes out only after that record.
  */
-import { EngineCapacityError, type EngineEvent, type EngineStream } from '../../engines/contract';
+import {
+  EngineCapacityError,
+  type EngineEvent,
+  type EngineStream,
+  type ResponseRequest,
+  type ResponseSink,
+} from '../../engines/contract';
 import type { CloseCause } from '../model/close-causes';
 import type { OutputPacer } from './output-pacer';
 import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';
@@ -86,10 +92,23 @@ export class SessionRuntime {
 
   /** A client event, parsed by the dialect. Held while a start or reopen is in flight, then replayed in order. */
   handle(command: SessionCommand): void {
-    if (this.limited) return;
-    if (command.type === 'append') this.idle?.seen();
-    else if (!this.controlRate.take(this.clock.now())) return this.overLimit('control_rate');
+    if (command.type === 'append') {
+      if (this.limited) return;
+      this.idle?.seen();
+    } else if (!this.takeControl()) return;
     this.dispatch(command);
+  }
+
+  /**
+   * Counts one control message against the socket's limit, for a dialect that handles some client
+   * events itself (Realtime conversation items and responses): false once the session is ending for
+   * breaking it, and then the message must be dropped.
+   */
+  takeControl(): boolean {
+    if (this.limited) return false;
+    if (this.controlRate.take(this.clock.now())) return true;
+    this.overLimit('control_rate');
+    return false;
   }
 
   /**
@@ -152,6 +171,22 @@ export class SessionRuntime {
   end(cause: CloseCause): Promise<void> {
     this.run(this.machine.close(cause));
     return this.done;
+  }
+
+  /**
+   * Conversation sessions: asks the engine for a response, after the effects in flight. False when
+   * there is no stream to ask (not started, ended) or the engine has no respond().
+   */
+  respond(request: ResponseRequest, sink: ResponseSink): boolean {
+    const stream = this.stream;
+    if (stream === null || this.streamBroken || stream.respond === undefined) return false;
+    this.withStream((s) => s.respond!(request, sink));
+    return true;
+  }
+
+  /** Conversation sessions: stops a response the engine is producing (its sink hears `cancelled`). */
+  cancelResponse(responseId: string): void {
+    this.withStream((stream) => stream.cancelResponse?.(responseId));
   }
 
   private readonly onEngineEvent = (event: EngineEvent): void => {

@@ -295,10 +295,11 @@ export interface components {
             };
             model: string;
             /**
-             * @description `session`; on the realtime path `realtime.transcription_session`, as OpenAI's SDK expects.
+             * @description `session`; on the realtime path `realtime.transcription_session`, or `realtime.session` for a
+             *     conversation (`type: "realtime"` asked), as OpenAI's SDK expects.
              * @enum {string}
              */
-            object: "session" | "realtime.transcription_session";
+            object: "session" | "realtime.transcription_session" | "realtime.session";
             pool: string;
             region: string;
             /** @enum {string} */
@@ -499,11 +500,13 @@ export interface components {
             /** @description Defaults to the type's model: `vendor-voicechat` (live), `vendor-asr-streaming` (transcription). */
             model?: string;
             /**
-             * @description Default `live`, or the type of the requested model; on the realtime path always `transcription`.
+             * @description Default `live`, or the type of the requested model. On the realtime path: `transcription` (the
+             *     default there), or `realtime` (OpenAI's GA name) for a conversation session, a `live` session
+             *     on `vendor-voicechat`.
              * @default live
              * @enum {string}
              */
-            type: "live" | "transcription";
+            type: "live" | "transcription" | "realtime";
         };
         SessionListResponse: {
             /** @description Newest first. */

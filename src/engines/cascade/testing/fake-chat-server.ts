@@ -15,7 +15,15 @@ export type ChatPlan =
   /** Accepts the request and never answers. */
   | { kind: 'hang' }
   /** Streams `pieces`, then stops sending without ending the response. */
-  | { kind: 'stall'; pieces: string[] };
+  | { kind: 'stall'; pieces: string[] }
+  /**
+   * Calls tools: each call's arguments streamed in `argumentPieces` fragments (the first fragment
+   * carries its id and name, as OpenAI streams them), then finish_reason `tool_calls`.
+   */
+  | { kind: 'tool_calls'; calls: { id: string; name: string; argumentPieces: string[] }[]; delayMs?: number };
+
+/** The usage chunk a server sends last when asked (`stream_options.include_usage`). */
+export const FAKE_USAGE = { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 };
 
 export async function startFakeChatServer(plan: (request: RecordedRequest) => ChatPlan): Promise<RecordingServer> {
   return RecordingServer.start(async (request, res) => {
@@ -46,6 +54,22 @@ export async function startFakeChatServer(plan: (request: RecordedRequest) => Ch
       }
     };
     await write(': keep-alive comment\n\n' + chunk({ role: 'assistant', content: '' }, null));
+    const usage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+    const usageChunk = () =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body.model, choices: [], usage: FAKE_USAGE })}\n\n`;
+    if (chosen.kind === 'tool_calls') {
+      for (const [index, call] of chosen.calls.entries()) {
+        for (const [i, piece] of call.argumentPieces.entries()) {
+          if (res.destroyed) return;
+          if (chosen.delayMs) await pause(res, chosen.delayMs);
+          const fn = i === 0 ? { name: call.name, arguments: piece } : { arguments: piece };
+          const head = i === 0 ? { id: call.id, type: 'function' } : {};
+          await write(chunk({ tool_calls: [{ index, ...head, function: fn }] }, null));
+        }
+      }
+      await write(chunk({}, 'tool_calls') + (usage ? usageChunk() : '') + 'data: [DONE]\n\n');
+      return void res.end();
+    }
     const delayMs = chosen.kind === 'reply' ? (chosen.delayMs ?? 0) : 0;
     const splitBytes = chosen.kind === 'reply' ? chosen.splitBytes : undefined;
     for (const piece of chosen.pieces) {
@@ -55,7 +79,7 @@ export async function startFakeChatServer(plan: (request: RecordedRequest) => Ch
       await write(chunk({ content: piece }, null), splitBytes);
     }
     if (chosen.kind === 'stall') return;
-    await write(chunk({}, 'stop') + 'data: [DONE]\n\n', splitBytes);
+    await write(chunk({}, 'stop') + (usage ? usageChunk() : '') + 'data: [DONE]\n\n', splitBytes);
     res.end();
   });
 }
@@ -71,7 +95,10 @@ function notFound(res: ServerResponse): void {
 
 export interface ChatRequestBody {
   model: string;
-  messages: Array<{ role: string; content: string }>;
+  // content is null on an assistant message that only calls tools.
+  messages: Array<{ role: string; content: string; tool_calls?: unknown[]; tool_call_id?: string }>;
+  tools?: unknown[];
+  tool_choice?: unknown;
   stream: boolean;
   max_tokens?: number;
   temperature?: number;

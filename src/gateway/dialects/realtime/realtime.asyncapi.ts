@@ -21,7 +21,7 @@ import {
   type JsonSchema,
 } from '../../../platform/openapi/asyncapi-schemas';
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
-import { TRANSCRIPTION_MODEL } from '../../../session-core';
+import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../session-core';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session-update';
 import { implicitStartFailures } from '../implicit-start.asyncapi';
 import { sessionGuardEnds } from '../session-guards.asyncapi';
@@ -241,12 +241,19 @@ export const REALTIME_ASYNCAPI: SocketDialectDoc = {
     'Refused with `error` `unsupported_event`: the conversation events (`response.create`, `conversation.item.*`, …);',
     'the beta `transcription_session.update` is `invalid_value`. Binary frames are `invalid_event`.',
     'Usage is not sent in-band: read it over REST.',
+    '',
+    `Conversation sessions (\`?model=${VOICECHAT}\`, an operator's alias of it such as \`gpt-realtime\`, or a client ` +
+      'secret of a `realtime` session) speak OpenAI’s GA conversation events on this address; their events are ' +
+      'listed in docs/api.md ("Realtime conversation sessions"), not in this channel yet.',
   ].join('\n'),
   query: openObject(
     {},
     {
       intent: constant('transcription', 'What the SDK sends; leaving it out means the same.'),
-      model: oneOfValues([TRANSCRIPTION_MODEL, ...OPENAI_TRANSCRIPTION_MODELS], 'Any other model is 400.'),
+      model: oneOfValues(
+        [TRANSCRIPTION_MODEL, ...OPENAI_TRANSCRIPTION_MODELS, VOICECHAT],
+        `${VOICECHAT} (or an alias of it in REALTIME_MODEL_ALIASES) opens a conversation session; any other model is 400.`,
+      ),
       token: str('A client secret (browsers).'),
     },
   ),

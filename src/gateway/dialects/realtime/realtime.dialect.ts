@@ -3,24 +3,39 @@ import type { Dialect } from '../../dialect';
 import { wsTransport } from '../../connection/ws-transport';
 import { REALTIME_ASYNCAPI } from './realtime.asyncapi';
 import { RealtimeConnection } from './realtime.connection';
-import { checkRealtimeQuery } from './realtime.query';
+import { conversationConfig, RealtimeConversationConnection } from './conversation/conversation.connection';
+import { checkRealtimeQuery, type RealtimeQuery } from './realtime.query';
 
-/** `/v1/realtime?intent=transcription`: OpenAI Realtime transcription sessions. */
-export const REALTIME_DIALECT: Dialect<void> = {
+/**
+ * `/v1/realtime`: OpenAI Realtime transcription sessions (`?intent=transcription`, or no query),
+ * and conversation sessions (`?model=vendor-voicechat` or an alias of it, or a client secret of a
+ * live session).
+ */
+export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
   name: 'realtime',
   path: '/v1/realtime',
   credentials: 'realtime',
   serves: 'transcription',
-  query: (req) => checkRealtimeQuery(req.url),
-  // The query asks for nothing: the session runs the secret's configuration or the defaults.
-  configure: (_query, lock) => lock ?? DEFAULT_TRANSCRIPTION_CONFIG,
-  connect: ({ ws, config, runtime, engines, models }) =>
-    new RealtimeConnection({
-      ...runtime,
-      config: config!,
-      engine: engines.default,
-      transport: wsTransport(ws),
-      checkLanguage: (language, param) => models.checkLanguage(config!.model, language, param),
-    }),
+  query: (req, context) => checkRealtimeQuery(req.url, context),
+  requested: (query) => ({ type: query.type, model: query.model }),
+  // A client secret's configuration wins; the query asks for nothing else.
+  configure: (query, lock) =>
+    lock ?? (query.type === 'live' ? conversationConfig(query.model) : DEFAULT_TRANSCRIPTION_CONFIG),
+  connect: ({ ws, config, query, runtime, engines, models }) =>
+    config!.type === 'live'
+      ? new RealtimeConversationConnection({
+          ...runtime,
+          config: { ...config!, conversation: true },
+          engine: engines.for(config!.model),
+          transport: wsTransport(ws),
+          aliases: query.aliases,
+        })
+      : new RealtimeConnection({
+          ...runtime,
+          config: config!,
+          engine: engines.default,
+          transport: wsTransport(ws),
+          checkLanguage: (language, param) => models.checkLanguage(config!.model, language, param),
+        }),
   asyncapi: REALTIME_ASYNCAPI,
 };

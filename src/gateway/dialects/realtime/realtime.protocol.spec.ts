@@ -179,16 +179,17 @@ describe('checkRealtimeQuery', () => {
     '/v1/realtime',
     '/v1/realtime?model=vendor-asr-streaming',
     '/v1/realtime?model=whisper-1&token=ek_1',
-  ])('accepts %s', (url) => expect(() => checkRealtimeQuery(url)).not.toThrow());
+  ])('accepts %s', (url) => expect(() => checkRealtimeQuery(url, { modelAliases: new Map() })).not.toThrow());
 
   it.each([
-    ['/v1/realtime?model=gpt-realtime', 'model'],
+    ['/v1/realtime?model=gpt-unknown', 'model'],
+    ['/v1/realtime?model=vendor-voicechat&intent=transcription', 'model'],
     ['/v1/realtime?intent=speech', 'intent'],
     ['/v1/realtime?call_id=rtc_1', 'call_id'],
   ])('refuses %s with invalid_parameter', (url, param) => {
     let error: unknown;
     try {
-      checkRealtimeQuery(url);
+      checkRealtimeQuery(url, { modelAliases: new Map() });
     } catch (thrown) {
       error = thrown;
     }

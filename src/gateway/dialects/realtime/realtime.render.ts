@@ -169,7 +169,7 @@ export function transcriptionSession(session: SessionDescriptor): Json {
   };
 }
 
-function realtimeError(error: SessionError): Json {
+export function realtimeError(error: SessionError): Json {
   return {
     type: error.origin === 'server' ? 'server_error' : 'invalid_request_error',
     code: OPENAI_CODES[error.code] ?? error.code,
@@ -179,7 +179,7 @@ function realtimeError(error: SessionError): Json {
   };
 }
 
-function closingError(event: Extract<ServerEvent, { type: 'closed' }>): Json | null {
+export function closingError(event: Extract<ServerEvent, { type: 'closed' }>): Json | null {
   const seconds = Math.round((event.session.expiresAtMs - event.session.startedAtMs) / 1000);
   switch (event.detail) {
     case 'max_duration_reached':

@@ -52,8 +52,11 @@ export class IngressResponseDto {
 export class ClientSecretSessionResponseDto {
   /** The session's id (`sess_…`). */
   id: string;
-  /** `session`; on the realtime path `realtime.transcription_session`, as OpenAI's SDK expects. */
-  @ApiProperty({ enum: ['session', 'realtime.transcription_session'] })
+  /**
+   * `session`; on the realtime path `realtime.transcription_session`, or `realtime.session` for a
+   * conversation (`type: "realtime"` asked), as OpenAI's SDK expects.
+   */
+  @ApiProperty({ enum: ['session', 'realtime.transcription_session', 'realtime.session'] })
   object: string;
   @ApiProperty({ enum: ['live', 'transcription'] })
   type: 'live' | 'transcription';

@@ -206,11 +206,15 @@ export class AudioRequestDto {
 
 @ApiSchema({ name: 'RequestedSession' })
 export class RequestedSessionDto {
-  /** Default `live`, or the type of the requested model; on the realtime path always `transcription`. */
-  @ApiPropertyOptional({ enum: ['live', 'transcription'], default: 'live' })
+  /**
+   * Default `live`, or the type of the requested model. On the realtime path: `transcription` (the
+   * default there), or `realtime` (OpenAI's GA name) for a conversation session, a `live` session
+   * on `vendor-voicechat`.
+   */
+  @ApiPropertyOptional({ enum: ['live', 'transcription', 'realtime'], default: 'live' })
   @OptionalField()
-  @IsIn(['live', 'transcription'])
-  type?: 'live' | 'transcription';
+  @IsIn(['live', 'transcription', 'realtime'])
+  type?: 'live' | 'transcription' | 'realtime';
   /** Defaults to the type's model: `vendor-voicechat` (live), `vendor-asr-streaming` (transcription). */
   @OptionalField()
   @MaxLength(64)

@@ -1,0 +1,172 @@
+import type { ResponseRequest, ResponseSink } from '../../../../engines/contract';
+import { FakeEngine, FakeMeter, FakeStore, FakeStream, FakeTransport } from '../../../../session-core/testing/fakes';
+import { conversationConfig, RealtimeConversationConnection } from './conversation.connection';
+
+/** A cascade-like engine: it takes responses and tools. */
+class RespondingEngine extends FakeEngine {
+  readonly conversation = { responses: true, tools: true };
+  readonly requests: { request: ResponseRequest; sink: ResponseSink; stream: FakeStream }[] = [];
+  readonly cancelled: string[] = [];
+
+  override async open(...args: Parameters<FakeEngine['open']>) {
+    const stream = (await super.open(...args)) as FakeStream & Record<string, unknown>;
+    stream.respond = (request: ResponseRequest, sink: ResponseSink) => this.requests.push({ request, sink, stream });
+    stream.cancelResponse = (id: string) => this.cancelled.push(id);
+    return stream;
+  }
+}
+
+const AGENTS_SDK_UPDATE = {
+  type: 'session.update',
+  session: {
+    type: 'realtime',
+    instructions: 'You are Breeze.',
+    model: 'gpt-realtime-2.1',
+    output_modalities: ['audio'],
+    audio: {
+      input: {
+        format: { type: 'audio/pcm', rate: 24000 },
+        noise_reduction: null,
+        transcription: { model: 'gpt-4o-mini-transcribe' },
+        turn_detection: { type: 'semantic_vad' },
+      },
+      output: { format: { type: 'audio/pcm', rate: 24000 }, speed: 1 },
+    },
+    tools: [
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: 'The weather for a city',
+        parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} },
+      },
+    ],
+  },
+};
+
+describe('RealtimeConversationConnection (fake engines)', () => {
+  const opened: RealtimeConversationConnection[] = [];
+  afterEach(async () => {
+    for (const connection of opened.splice(0)) {
+      connection.onClose(1000);
+      await connection.runtime.done;
+    }
+  });
+
+  const open = async (engine: FakeEngine) => {
+    const transport = new FakeTransport();
+    const connection = new RealtimeConversationConnection({
+      sessionId: 'sess_t1',
+      config: conversationConfig('vendor-voicechat'),
+      engine,
+      transport,
+      store: new FakeStore(),
+      meter: new FakeMeter(),
+      aliases: new Map([['gpt-realtime-2.1', 'vendor-voicechat']]),
+    });
+    opened.push(connection);
+    const send = (event: object) => connection.onMessage(JSON.stringify(event), false);
+    // Sent before the session started: kept and handled after session.created.
+    send({ ...AGENTS_SDK_UPDATE, event_id: 'u1' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { connection, transport, send, settle: () => new Promise((resolve) => setTimeout(resolve, 20)) };
+  };
+
+  it("accepts the Agents SDK's default configuration as it is; semantic_vad becomes the end-of-turn model", async () => {
+    const engine = new RespondingEngine();
+    const { transport } = await open(engine);
+    expect(transport.types().slice(0, 2)).toEqual(['session.created', 'session.updated']);
+    const updated = transport.events[1] as any;
+    expect(updated.session).toMatchObject({
+      type: 'realtime',
+      instructions: 'You are Breeze.',
+      tools: [{ type: 'function', name: 'get_weather' }],
+      audio: { input: { turn_detection: { type: 'semantic_vad', eagerness: 'auto', create_response: true } } },
+    });
+    // The engine stream was reopened with end-of-turn confidence before any audio.
+    expect(engine.streams).toHaveLength(2);
+    expect(engine.last.config).toMatchObject({
+      conversation: true,
+      turnDetection: { endOfTurn: { eotThreshold: 0.7 } },
+    });
+  });
+
+  it('an engine that answers by itself (the embedded voicechat) refuses tools and response.create clearly', async () => {
+    const engine = new FakeEngine();
+    const { transport, send, settle } = await open(engine);
+    const refusal = transport.events.find((e) => e.type === 'error') as any;
+    expect(refusal.error).toMatchObject({ code: 'unsupported_parameter', param: 'session.tools', event_id: 'u1' });
+    expect(refusal.error.message).toMatch(/cannot call tools/);
+    send({ type: 'session.update', session: { instructions: 'Persona stays.' } });
+    send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+    });
+    send({ type: 'response.create', event_id: 'r1' });
+    await settle();
+    const errors = transport.events.filter((e) => e.type === 'error') as any[];
+    expect(errors.at(-1).error).toMatchObject({ code: 'unsupported_event', event_id: 'r1' });
+    expect(transport.types()).toContain('conversation.item.added');
+  });
+
+  it('asks the engine for a response with the conversation, and renders its text and tool call', async () => {
+    const engine = new RespondingEngine();
+    const { transport, send, settle } = await open(engine);
+    send({ type: 'session.update', session: { output_modalities: ['text'], tool_choice: 'required' } });
+    send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'weather?' }] },
+    });
+    send({ type: 'response.create', response: { max_output_tokens: 20 } });
+    await settle();
+    const { request, sink } = engine.requests[0];
+    expect(request).toMatchObject({
+      instructions: 'You are Breeze.',
+      audio: false,
+      toolChoice: 'required',
+      maxOutputTokens: 20,
+      messages: [{ role: 'user', content: 'weather?' }],
+    });
+    sink({ type: 'function_call', callId: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' });
+    sink({ type: 'finished', status: 'completed', reason: null, usage: { inputTokens: 3, outputTokens: 4 } });
+    const events = transport.events as any[];
+    const added = events.find((e) => e.type === 'response.output_item.added' && e.item.type === 'function_call');
+    const done = events.find((e) => e.type === 'response.output_item.done' && e.item.type === 'function_call');
+    expect(added.item.status).toBe('in_progress');
+    expect(done.item).toMatchObject({
+      status: 'completed',
+      call_id: 'c1',
+      arguments: '{"city":"Oslo"}',
+      object: 'realtime.item',
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'response.done',
+      response: { status: 'completed', usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 } },
+    });
+    // Every server event carries its own event_id, numbered in one sequence.
+    const ids = events.map((e) => e.event_id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('holds requests while a turn detection change reopens the engine stream, then serves them in order', async () => {
+    const engine = new RespondingEngine();
+    const { transport, send, settle } = await open(engine);
+    const streams = engine.streams.length;
+    send({
+      type: 'session.update',
+      session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 700 } } } },
+    });
+    send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+    });
+    send({ type: 'response.create', event_id: 'r1' });
+    await settle();
+    expect(engine.streams).toHaveLength(streams + 1);
+    expect(engine.requests).toHaveLength(1);
+    // Asked of the new stream, after session.updated, with nothing refused.
+    expect(engine.requests[0].stream).toBe(engine.last);
+    expect(transport.events.filter((e) => e.type === 'error')).toEqual([]);
+    const types = transport.types();
+    expect(types.lastIndexOf('session.updated')).toBeLessThan(types.indexOf('response.created'));
+  });
+});

@@ -1,0 +1,304 @@
+/**
+ * One `/v1/realtime` conversation socket, transport-independent. The session starts on connect
+ * (`session.created`); client events that arrive before it started are kept and handled after it,
+ * in order. Audio, turn detection and the session's life go to the SessionRuntime as for every
+ * session (metered, limited, drained alike); items and responses to the ConversationModel. The
+ * runtime's events and the model's both leave through the one renderer, so event ids and order
+ * hold across them.
+ */
+import type { ResponseEvent, SpeechEngine } from '../../../../engines/contract';
+import {
+  ConversationModel,
+  DEFAULT_LANGUAGE,
+  DEFAULT_VAD,
+  SessionRuntime,
+  VOICE,
+  type ConversationEffect,
+  type EventRenderer,
+  type RenderedFrames,
+  type ServerEvent,
+  type SessionCommand,
+  type SessionConfig,
+  type SessionRuntimeOptions,
+} from '../../../../session-core';
+import type { ClientFrame } from '../../../connection/client-frames';
+import { isClientsOwnClose } from '../../../connection/client-close';
+import { REALTIME_MAX_MESSAGE_BYTES } from '../realtime.protocol';
+import {
+  parseConversationFrame,
+  type ConversationParseContext,
+  type ConversationRequest,
+} from './conversation.protocol';
+import { ConversationRenderer } from './conversation.render';
+import type { ConversationUpdate, ConversationView } from './conversation.session-update';
+
+export interface ConversationConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
+  readonly config: SessionConfig;
+  readonly engine: SpeechEngine;
+  readonly aliases: ReadonlyMap<string, string>;
+  readonly maxMessageBytes?: number;
+}
+
+/** What a conversation session runs with when its client secret does not say otherwise. */
+export function conversationConfig(model: string): SessionConfig {
+  return {
+    type: 'live',
+    model,
+    voice: VOICE,
+    language: DEFAULT_LANGUAGE,
+    turnDetection: DEFAULT_VAD,
+    outputEncoding: 'base64',
+    conversation: true,
+  };
+}
+
+/** The requests this connection handles itself rather than the runtime (session_update goes on to it). */
+const CONVERSATION_REQUESTS: ReadonlySet<string> = new Set([
+  'item_create',
+  'item_retrieve',
+  'item_delete',
+  'item_truncate',
+  'response_create',
+  'response_cancel',
+]);
+
+/** Client events kept before the session started: a client may send them right after the upgrade. */
+const MAX_WAITING = 256;
+
+export class RealtimeConversationConnection implements EventRenderer {
+  readonly runtime: SessionRuntime;
+  private readonly model: ConversationModel;
+  private readonly out = new ConversationRenderer();
+  private readonly context: ConversationParseContext;
+  private readonly view: ConversationView;
+  private readonly tools: boolean;
+  /**
+   * Client events kept until the session can take them: before it started, and while a turn
+   * detection change reopens the engine stream (a response asked for meanwhile would find none).
+   */
+  private waiting: (SessionCommand | ConversationRequest)[] | null = [];
+  private reconfiguring = false;
+
+  constructor(options: ConversationConnectionOptions) {
+    const { config, engine, aliases, maxMessageBytes, ...runtimeOptions } = options;
+    const capabilities = engine.conversation;
+    this.tools = capabilities?.tools === true;
+    this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
+    this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
+    const td = config.turnDetection;
+    this.view = {
+      model: config.model,
+      voice: config.voice ?? VOICE,
+      transcriptionModel: 'vendor-asr-streaming',
+      turnDetection:
+        td === null
+          ? null
+          : {
+              type: 'server_vad',
+              threshold: td.threshold,
+              prefix_padding_ms: td.prefixPaddingMs,
+              silence_duration_ms: td.silenceDurationMs,
+              idle_timeout_ms: null,
+              create_response: true,
+              interrupt_response: true,
+            },
+      tracing: null,
+    };
+    if (td === null) this.model.settings.createResponse = false;
+    this.runtime = new SessionRuntime({ ...runtimeOptions, engine, renderer: this });
+    this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
+  }
+
+  onMessage(frame: ClientFrame, isBinary: boolean): void {
+    const parsed = parseConversationFrame(frame, isBinary, this.context);
+    // What the runtime handles it counts itself; items and responses are counted here.
+    if (CONVERSATION_REQUESTS.has(parsed.type) && !this.runtime.takeControl()) return;
+    if (this.waiting === null) return this.handle(parsed);
+    if (this.waiting.length < MAX_WAITING) this.waiting.push(parsed);
+    else
+      this.runtime.handle({
+        type: 'reject',
+        code: 'rate_limit_exceeded',
+        message: 'too many events before the session started',
+        param: null,
+      });
+  }
+
+  /** A client's close handshake ends the session as requested (client-close.ts); a dropped socket is connection_lost. */
+  onClose(code: number): void {
+    if (isClientsOwnClose(code)) this.runtime.clientClosed();
+    else this.runtime.transportClosed();
+  }
+
+  render(event: ServerEvent): RenderedFrames | null {
+    switch (event.type) {
+      case 'started':
+        // After this render and the effects around it: the session is running by then.
+        this.replayLater();
+        return this.out.session('session.created', event.session, this.model.settings, this.view);
+      case 'updated':
+        this.reconfigured();
+        return this.out.session('session.updated', event.session, this.model.settings, this.view);
+      case 'speech_started':
+        return this.frames(this.model.speechStarted(event.itemId, event.startMs));
+      case 'speech_stopped':
+        return this.frames(this.model.speechStopped(event.itemId, event.endMs));
+      case 'input_committed':
+        return this.frames(this.model.committed(event.clientEventId));
+      case 'input_cleared':
+        return this.frames(this.model.cleared(event.clientEventId));
+      case 'input_transcript': {
+        const seconds = Math.max(0, event.endMs - event.startMs) / 1000;
+        const transcript = event.transcript ?? event.delta;
+        return this.frames(this.model.inputTranscript(event.itemId, event.delta, event.done, transcript, seconds));
+      }
+      case 'response_started':
+        return this.frames(this.model.audioStarted(event.itemId));
+      case 'output_audio':
+        return this.frames(this.model.audioChunk(event.itemId, event.pcm, event.startMs));
+      case 'output_transcript':
+        return event.done ? null : this.frames(this.model.audioTranscript(event.itemId, event.delta, event.startMs));
+      case 'response_done':
+        return this.frames(this.model.audioDone(event.itemId, event.interrupted));
+      case 'error':
+        this.reconfigured(); // a refused change (session_config_locked) reopens nothing
+        return this.out.conversation({ type: 'error', error: event.error });
+      case 'closed': {
+        this.waiting = null;
+        const frames = this.frames(this.model.sessionEnding());
+        const why = this.out.closing(event);
+        return why === null ? frames : [...frames, why];
+      }
+      case 'turn':
+      case 'usage':
+      case 'warning':
+      case 'muted':
+      case 'unmuted':
+        return null;
+    }
+  }
+
+  private reconfigured(): void {
+    if (!this.reconfiguring) return;
+    this.reconfiguring = false;
+    this.replayLater();
+  }
+
+  /** After the effects in flight; a failure there is this session's (the gateway's wrapper is not on this stack). */
+  private replayLater(): void {
+    queueMicrotask(() => {
+      try {
+        this.replayWaiting();
+      } catch (error) {
+        this.runtime.fault(error, 'replay');
+      }
+    });
+  }
+
+  private replayWaiting(): void {
+    const waiting = this.waiting ?? [];
+    this.waiting = null;
+    for (let i = 0; i < waiting.length; i++) {
+      // A replayed change of turn detection holds the rest again.
+      if (this.waiting !== null) {
+        (this.waiting as (SessionCommand | ConversationRequest)[]).push(...waiting.slice(i));
+        return;
+      }
+      this.handle(waiting[i]);
+    }
+  }
+
+  private handle(parsed: SessionCommand | ConversationRequest): void {
+    switch (parsed.type) {
+      case 'session_update':
+        return this.update(parsed.update, parsed.clientEventId);
+      case 'item_create':
+        return this.send(this.model.createItem(parsed.item, parsed.previousItemId, parsed.clientEventId));
+      case 'item_retrieve':
+        return this.send(this.model.retrieveItem(parsed.itemId, parsed.clientEventId));
+      case 'item_delete':
+        return this.send(this.model.deleteItem(parsed.itemId, parsed.clientEventId));
+      case 'item_truncate':
+        return this.send(
+          this.model.truncateItem(parsed.itemId, parsed.contentIndex, parsed.audioEndMs, parsed.clientEventId),
+        );
+      case 'response_create':
+        if (!this.tools && (parsed.options.tools?.length ?? 0) > 0) {
+          return this.refuseTools('response.tools', parsed.clientEventId);
+        }
+        return this.send(this.model.createResponse(parsed.options, parsed.clientEventId));
+      case 'response_cancel':
+        return this.send(this.model.cancelResponse(parsed.responseId, parsed.clientEventId));
+      default:
+        return this.runtime.handle(parsed);
+    }
+  }
+
+  /** Settings apply at once; turn detection goes to the session core, which answers session.updated. */
+  private update(update: ConversationUpdate, clientEventId?: string): void {
+    if (!this.tools && (update.settings.tools?.length ?? 0) > 0)
+      return this.refuseTools('session.tools', clientEventId);
+    Object.assign(this.model.settings, update.settings);
+    Object.assign(this.view, update.view);
+    const ids = clientEventId === undefined ? {} : { clientEventId };
+    if (update.turnDetection === undefined) return this.runtime.handle({ type: 'update', ...ids });
+    this.reconfiguring = true;
+    this.waiting ??= [];
+    this.runtime.handle({
+      type: 'update',
+      changes: { turnDetection: update.turnDetection },
+      param: 'session.audio.input.turn_detection',
+      ...ids,
+    });
+  }
+
+  private refuseTools(param: string, clientEventId?: string): void {
+    this.runtime.handle({
+      type: 'reject',
+      code: 'unsupported_parameter',
+      message: `${param}: this model's engine (the embedded voicechat) cannot call tools; configure a cascade engine with a chat server for ${this.context.model} to use them`,
+      param,
+      ...(clientEventId === undefined ? {} : { clientEventId }),
+    });
+  }
+
+  /** Effects from a client request or an engine callback: each frame goes out after the effects in flight. */
+  private send(effects: readonly ConversationEffect[]): void {
+    this.perform(effects, (frame) => this.runtime.sendDialectFrame(frame));
+  }
+
+  /** Effects met while rendering a session event: their frames are that event's. */
+  private frames(effects: readonly ConversationEffect[]): string[] {
+    const frames: string[] = [];
+    this.perform(effects, (frame) => frames.push(frame));
+    return frames;
+  }
+
+  /** Renders the emits and carries out the engine requests, in order. */
+  private perform(effects: readonly ConversationEffect[], push: (frame: string) => void): void {
+    for (const effect of effects) {
+      switch (effect.kind) {
+        case 'emit':
+          push(this.out.conversation(effect.event));
+          break;
+        case 'respond': {
+          const { responseId } = effect.request;
+          const sink = (event: ResponseEvent) => this.send(this.model.responseEvent(responseId, event));
+          if (!this.runtime.respond(effect.request, sink)) {
+            const failed = {
+              type: 'finished' as const,
+              status: 'failed' as const,
+              reason: 'engine_unavailable',
+              usage: null,
+            };
+            this.perform(this.model.responseEvent(responseId, failed), push);
+          }
+          break;
+        }
+        case 'cancel':
+          this.runtime.cancelResponse(effect.responseId);
+          break;
+      }
+    }
+  }
+}

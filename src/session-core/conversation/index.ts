@@ -1,0 +1,4 @@
+/** Conversation sessions' pure state: items, responses, settings (used by the Realtime dialect). */
+export { ConversationModel, type ConversationEffect } from './conversation.model';
+export { MAX_CONVERSATION_ITEMS } from './conversation-items';
+export * from './conversation.types';
