@@ -459,7 +459,7 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
   it('shows the limits in force in /v1/project', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/project', headers: { authorization: `Bearer ${key}` } });
     expect(res.json().limits).toMatchObject({
-      concurrent_sessions: 10,
+      concurrent_sessions: 6,
       requests_per_minute: 100000,
       max_session_seconds: 120,
       client_secret_ttl_default_seconds: 60,

@@ -129,7 +129,7 @@ describe.each(databaseTargets())('foundation on %s', (target) => {
         object: 'project',
         balance_usd: '10.000000',
         limits: {
-          concurrent_sessions: 10,
+          concurrent_sessions: 6,
           max_session_seconds: 120,
           client_secret_ttl_default_seconds: 60,
           client_secret_ttl_max_seconds: 600,
