@@ -15,7 +15,10 @@ module.exports = {
         astTransformers: { before: ['<rootDir>/test/support/swagger-plugin.jest.js'] },
       },
     ],
+    // ES-module-only dependencies (test/support/esm-to-cjs.jest.js says why).
+    '/node_modules/content-disposition/.+\\.js$': '<rootDir>/test/support/esm-to-cjs.jest.js',
   },
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   testTimeout: 60_000,
   maxWorkers: 2,
   // A worker that has run many files holds a large heap (ts-jest's compiler, each file's modules),
