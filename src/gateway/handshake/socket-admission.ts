@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors/app-error';
 import { sha256Hex } from '../../platform/ids';
 import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
 import { TRANSCRIPTION_MODEL, type SessionConfig } from '../../session-core';
-import { AuthService, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
+import { AuthService, FailedAuthThrottle, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
 import { ClientSecretsService } from '../../modules/client-secrets';
 import { LifecycleState } from '../../modules/health';
 import { ModelCatalog } from '../../modules/models';
@@ -42,6 +42,7 @@ export class SocketAdmission {
 
   constructor(
     private readonly auth: AuthService,
+    private readonly throttle: FailedAuthThrottle,
     private readonly secrets: ClientSecretsService,
     private readonly sessions: SessionsService,
     private readonly lifecycle: LifecycleState,
@@ -56,6 +57,11 @@ export class SocketAdmission {
     const transcriptionOnly = dialect.serves === 'transcription';
     if (transcriptionOnly) this.models.checkLanguage(TRANSCRIPTION_MODEL, dialect.language?.(query), 'language');
     const found = extractSocketCredential(req, dialect.credentials);
+    // A client already throttled for failed authentications is refused before its credential costs a statement.
+    this.throttle.refuseThrottled(
+      this.throttle.addressOf(req),
+      found.kind === 'found' ? found.credential.value : undefined,
+    );
     if (transcriptionOnly) await this.refuseLiveSecret(found);
     const session = await this.authenticate(req, found, transcriptionOnly);
     const lock =
