@@ -34,6 +34,8 @@ export class AppConfig {
   /** null: /metrics is served on the public port. */
   readonly metricsPort: number | null;
   readonly publicUrl: string | null;
+  /** How long a client may take to send a request's headers, and the whole request (server-limits.ts). */
+  readonly http: { headersTimeoutMs: number; requestTimeoutMs: number };
   readonly databaseUrl: string | null;
   readonly dataDir: string;
   readonly databasePoolSize: number;
@@ -69,6 +71,15 @@ export class AppConfig {
     this.host = e.HOST;
     this.trustProxy = parseTrustProxy(e.TRUST_PROXY);
     this.metricsPort = e.METRICS_PORT ?? null;
+    if (e.HTTP_HEADERS_TIMEOUT_SECONDS > e.HTTP_REQUEST_TIMEOUT_SECONDS) {
+      throw new ConfigError(
+        'Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_SECONDS: must not exceed HTTP_REQUEST_TIMEOUT_SECONDS (the headers are part of the request)',
+      );
+    }
+    this.http = {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    };
     this.publicUrl = e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : null;
     this.databaseUrl = e.DATABASE_URL ?? null;
     this.dataDir = resolve(e.DATA_DIR);

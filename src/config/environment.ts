@@ -33,6 +33,10 @@ export class Environment {
    * trusted-proxies.ts). Unset: trust none, the client is the socket's peer.
    */
   @trimmed @IsOptional() @IsString() TRUST_PROXY?: string;
+  /** Seconds a client has to send a request's headers (src/platform/http/server-limits.ts says why 10). */
+  @IsInt() @Min(1) @Max(300) HTTP_HEADERS_TIMEOUT_SECONDS: number = 10;
+  /** Seconds a client has to send a whole request, body included (30 by default; not sockets, not streams). */
+  @IsInt() @Min(1) @Max(300) HTTP_REQUEST_TIMEOUT_SECONDS: number = 30;
   /** When set, /metrics is served on this port only (plain HTTP, on HOST), not on the public one. */
   @trimmed @IsOptional() @IsInt() @Min(1) @Max(65535) METRICS_PORT?: number;
   /** Public base URL (e.g. https://speech.example.com); live_url is built from it. */

@@ -47,7 +47,14 @@ describe.each(databaseTargets())('streaming meter events on %s', (target) => {
   let pages = 0;
 
   beforeAll(async () => {
-    t = await startTestApp(target, { env: { SESSION_REAPER_INTERVAL_SECONDS: '0' } });
+    // The shortest request timeouts: a stream paused for seconds is a response, never cut by them.
+    t = await startTestApp(target, {
+      env: {
+        SESSION_REAPER_INTERVAL_SECONDS: '0',
+        HTTP_HEADERS_TIMEOUT_SECONDS: '1',
+        HTTP_REQUEST_TIMEOUT_SECONDS: '1',
+      },
+    });
     let projectId: string;
     ({ projectId, apiKey } = await t.newProject('bulk'));
     await t.dataSource.query(
