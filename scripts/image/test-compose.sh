@@ -21,12 +21,14 @@ sandbox() {
 port=8080
 
 podman image exists "$image" || { IMAGE="$image" bash scripts/image/test.sh >/dev/null && echo "test-compose: built $image"; }
+# podman's own complaint, not the noise about systemd timers (health checks) that precedes it.
+reason() { grep -v 'systemd' <<<"$1" | grep -m1 '^Error' || grep -v 'systemd' <<<"$1" | tail -1; }
 if [[ -z "${PODMAN_SANDBOX:-}" ]] && ! err="$(podman run --rm --network=none --entrypoint true "$image" 2>&1)"; then
-  echo "test-compose: podman cannot start a container with its defaults here (${err%%$'\n'*}); using runc with raised ulimits (as PODMAN_SANDBOX=1 does)" >&2
+  echo "test-compose: podman cannot start a container with its defaults here ($(reason "$err")); using runc with raised ulimits (as PODMAN_SANDBOX=1 does)" >&2
   sandbox
 fi
 err="$(podman run --rm --network=none --entrypoint true "$image" 2>&1)" \
-  || fail "podman cannot start a container here, with runc and raised ulimits either: ${err%%$'\n'*}"
+  || fail "podman cannot start a container here, with runc and raised ulimits either: $(reason "$err")"
 db_image="$(sed -n 's/^ *image: \(.*postgres.*\)$/\1/p' compose.yaml)"
 podman image exists "$db_image" || podman pull -q "$db_image" >/dev/null 2>&1 || bash scripts/image/postgres-base.sh >/dev/null
 
