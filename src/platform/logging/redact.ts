@@ -25,8 +25,11 @@ const prefixPattern = (encoded: boolean) =>
 const CREDENTIAL = new RegExp(`(?:${prefixPattern(true)})${BODY_CHAR}+`, 'g');
 /** A credential in a text decoded from base64 (at least 8 characters after the prefix: not a chance match). */
 const DECODED_CREDENTIAL = new RegExp(`(?:${prefixPattern(false)})[0-9A-Za-z]{8}`);
-/** A run that may be base64 or base64url text long enough to carry a credential (`wk_` and 8 characters). */
-const BASE64_RUN = /[A-Za-z0-9+/_-]{15,}={0,2}/g;
+/**
+ * A run that may be base64 or base64url text long enough to carry a credential (`wk_` and 8 characters),
+ * taken whole (a run starts where the alphabet does: no rescanning from inside one).
+ */
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{15,}={0,2}/g;
 /** A SHA-256 in hex, as the database keeps keys and secrets: never useful in a log, always a risk. */
 const HEX_DIGEST = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{64}(?![0-9A-Fa-f])/g;
 const SECRET_PARAM = /^(token|key|api[-_]?key|access[-_]?token|secret|password|authorization)$/i;
@@ -65,8 +68,12 @@ function base64Forms(value: string): string[] {
   });
 }
 
+/** What a prefix always encodes to, at each alignment: a run without any of these is not decoded. */
+const ENCODED_PREFIXES = PREFIXES.flatMap(base64Forms);
+
 /** The run with a credential in it when `run` is base64 of a text that holds one (at any alignment). */
 function carriesEncodedCredential(run: string): boolean {
+  if (!ENCODED_PREFIXES.some((encoded) => run.includes(encoded))) return false;
   for (let offset = 0; offset < 4; offset++) {
     const decoded = Buffer.from(run.slice(offset).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
     if (DECODED_CREDENTIAL.test(decoded)) return true;
@@ -80,9 +87,18 @@ function carriesEncodedCredential(run: string): boolean {
  * SHA-256 digest in hex; and every registered secret value in those encodings.
  */
 export function redactText(text: string): string {
-  let out = text.replace(CREDENTIAL, REDACTED).replace(HEX_DIGEST, REDACTED);
+  let out = text.replace(CREDENTIAL, REDACTED);
   if (knownPattern) out = out.replace(knownPattern, REDACTED);
-  return out.replace(BASE64_RUN, (run) => (carriesEncodedCredential(run) ? REDACTED : run));
+  return out.replace(BASE64_RUN, redactRun);
+}
+
+/**
+ * One run of the base64 alphabet: whole when it decodes to a credential, else with any SHA-256 in it
+ * replaced (hex digits are of that alphabet, so every digest lies in one run: one pass finds both).
+ */
+function redactRun(run: string): string {
+  if (carriesEncodedCredential(run)) return REDACTED;
+  return run.length >= 64 ? run.replace(HEX_DIGEST, REDACTED) : run;
 }
 
 /** A URL fit for a log line: the values of credential-named parameters are replaced, the rest scrubbed. */
