@@ -11,6 +11,8 @@ const MAX_ENTRIES = 50_000;
  * - the keys this instance has served (by SHA-256), which are looked up even from a throttled address:
  *   a good key is never slowed by the bad ones its NAT or proxy shares an address with. A key this
  *   instance has never served waits out the block like any other from that address.
+ * Both are bounded, and forgetting is always safe: a forgotten address's next refusal asks the database
+ * again, and a forgotten key is looked up as any key is.
  */
 export class ThrottleMemory {
   private readonly blockedUntil = new Map<string, number>();
