@@ -17,7 +17,8 @@ RUN --mount=type=secret,id=npm_ca,required=false \
     if [ -s /run/secrets/npm_ca ]; then export npm_config_cafile=/run/secrets/npm_ca; fi; \
     ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 COPY . .
-RUN bash scripts/build-addon.sh && npm run build && bash scripts/image/prune-production.sh
+# go-w here, not in the runtime stage, where a chmod would copy every file into a layer of its own.
+RUN bash scripts/build-addon.sh && npm run build && bash scripts/image/prune-production.sh && chmod -R go-w /app
 
 # Runtime stage: production dependencies, the built service, and the speech engine's Debian packages.
 FROM ${NODE_IMAGE}
@@ -28,12 +29,14 @@ WORKDIR /app
 # HOME in /tmp: onnxruntime (the VAD) keeps a telemetry device id under $HOME/.cache; when HOME is not
 # writable it warns and tries a `:memory:.ses` file in the working directory instead.
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data HOME=/tmp
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
-COPY --from=build --chown=node:node /app/libs/pocketsphinx/build/Release/pocketsphinx.node ./libs/pocketsphinx/build/Release/
-COPY --from=build --chown=node:node /app/libs/flite/build/Release/flite.node ./libs/flite/build/Release/
-COPY --from=build --chown=node:node /app/libs/pglite-host ./libs/pglite-host
-COPY --from=build --chown=node:node /app/package.json /app/scripts/image/healthcheck.cjs ./
+# The code is root's and read-only to the service (uid 1000): even without a read-only root filesystem
+# (a plain `docker run`), the process cannot rewrite what it runs. It owns only /data.
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/libs/pocketsphinx/build/Release/pocketsphinx.node ./libs/pocketsphinx/build/Release/
+COPY --from=build /app/libs/flite/build/Release/flite.node ./libs/flite/build/Release/
+COPY --from=build /app/libs/pglite-host ./libs/pglite-host
+COPY --from=build /app/package.json /app/scripts/image/healthcheck.cjs ./
 RUN mkdir -p /data && chown node:node /data
 # The process writes only to DATA_DIR (the embedded database) and /tmp (HOME), as traced with strace
 # through a whole conversation (the embedded voice also wrote its audio there until it moved in-process),

@@ -7,6 +7,8 @@ import { AppModule } from './app.module';
 import { renderError } from './platform/errors/error-renderer';
 import { answerClientError, answerFrameworkError } from './platform/http/framework-errors';
 import { installBodyParsers, MAX_BODY_BYTES } from './platform/http/request-body';
+import { inlineScriptHashes, securityHeaders } from './platform/http/security-headers';
+import { serverLimitOptions } from './platform/http/server-limits';
 import { newId } from './platform/ids';
 import { createRootLogger, PinoNestLogger } from './platform/logging/logger';
 import { ProbeQuietLogController } from './platform/logging/probe-log-controller';
@@ -20,7 +22,8 @@ import { refusalCode } from './modules/metrics';
 import { AsyncApiController, OpenApiDocumentHolder } from './modules/docs';
 import { ASYNCAPI_INPUTS } from './gateway/dialects';
 import { buildAsyncApiDocument } from './platform/openapi/asyncapi-document';
-import { servePlayground } from './modules/docs';
+import { findPlaygroundAssets, servePlayground } from './modules/docs';
+import helmet from '@fastify/helmet';
 
 export interface CreateAppOptions {
   config: AppConfig;
@@ -42,7 +45,10 @@ export async function createApp({
   shutdownHooks = true,
 }: CreateAppOptions): Promise<NestFastifyApplication> {
   const root = logger ?? createRootLogger(config.logLevel);
+  const { nodeServer, ...limits } = serverLimitOptions(config.http);
   const adapter = new FastifyAdapter({
+    ...limits,
+    http: nodeServer,
     loggerInstance: root,
     requestIdHeader: false,
     trustProxy: config.trustProxy,
@@ -54,7 +60,9 @@ export async function createApp({
     bodyLimit: MAX_BODY_BYTES,
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
-    https: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
+    https: config.tls
+      ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile), ...nodeServer }
+      : undefined,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     logger: new PinoNestLogger(root),
@@ -65,6 +73,15 @@ export async function createApp({
   // Sockets read their frames themselves (binary-safe); Nest would parse, and pipe through rxjs, every audio frame.
   app.useWebSocketAdapter(new RawFramesWsAdapter(app));
   if (shutdownHooks) app.enableShutdownHooks();
+  const playground = findPlaygroundAssets();
+  // Before any route exists, so that every route, the docs and the playground's files included, gets them.
+  const headers = securityHeaders({
+    tls: config.tls !== null,
+    publicUrl: config.publicUrl,
+    inlineScriptHashes: inlineScriptHashes(playground),
+  });
+  // Helmet's option types reject explicit `false`s that it accepts at run time (HSTS off without TLS).
+  await app.register(helmet, headers as never);
   installHttpHooks(app, root);
   await app.init();
 
@@ -72,7 +89,8 @@ export async function createApp({
   app.get(OpenApiDocumentHolder).document = document;
   app.get(AsyncApiController).document = buildAsyncApiDocument(ASYNCAPI_INPUTS);
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
-  if (!servePlayground(app)) root.warn('playground assets not built (npm run build): /playground is not served');
+  if (!servePlayground(app, playground))
+    root.warn('playground assets not built (npm run build): /playground is not served');
   return app;
 }
 

@@ -25,3 +25,6 @@ done
 # Source maps and type declarations are read by debuggers and editors, never by the running service
 # (it does not run with --enable-source-maps): 53 MB and 15 MB of node_modules.
 find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
+# The same for the service's own build: its source maps (and the playground's) and TypeScript's
+# incremental build state are of no use to what runs, and the maps would hand out the sources.
+find dist -type f \( -name '*.map' -o -name '*.tsbuildinfo' \) -delete

@@ -43,12 +43,20 @@ run() { podman run "${flags[@]}" --rm --entrypoint sh "$image" -c "$1" 2>/dev/nu
 [[ "$(run 'node -p process.version')" == v24.* ]] || fail "not Node.js 24"
 run 'test ! -e node_modules/typescript && test ! -e node_modules/ts-node' || fail "typescript in the image"
 run 'test ! -e dist/bench' || fail "dist/bench in the image"
+[[ -z "$(run "find dist -name '*.map' -o -name '*.tsbuildinfo'")" ]] || fail "source maps or .tsbuildinfo in dist/"
+# The service's user (the image's USER, 1000) can write its data and nothing of its code, even on a
+# writable root filesystem.
+[[ "$(run 'id -u')" == 1000 ]] || fail "not running as uid 1000"
+[[ -z "$(run 'find /app -writable')" ]] || fail "uid 1000 can write under /app: $(run 'find /app -writable | head -5')"
+run 'test "$(stat -c %U /app/dist/src/main.js)" = root && test -w /data' || fail "/app not root's, or /data not writable"
 [[ "$(run 'ls -d node_modules/onnxruntime-node/bin/napi-v6/*/*')" == "node_modules/onnxruntime-node/bin/napi-v6/linux/x64" ]] \
   || fail "onnxruntime binaries of other platforms in the image"
 
 tls="$(mktemp -d /tmp/continuum-image-tls.XXXXXX)"
 containers=()
-cleanup() { for c in "${containers[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done; rm -rf "$tls"; }
+volumes_before=$(podman volume ls -q | wc -l)
+# -v: each container's anonymous volume (the image's /data) goes with it.
+cleanup() { for c in "${containers[@]}"; do podman rm -f -v "$c" >/dev/null 2>&1 || true; done; rm -rf "$tls"; }
 trap cleanup EXIT
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
 chmod 755 "$tls" && chmod 644 "$tls"/*.pem
@@ -85,4 +93,8 @@ stopped_ms=$((($(date +%s%N) - t0) / 1000000))
 code=$(podman inspect --format '{{.State.ExitCode}}' continuum-test-plain)
 echo "test-image: stopped in $stopped_ms ms with exit code $code"
 [[ "$code" == 0 ]] || fail "exit code $code after stop (killed, not drained)"
+cleanup
+containers=()
+volumes_after=$(podman volume ls -q | wc -l)
+((volumes_after == volumes_before)) || fail "$((volumes_after - volumes_before)) volumes left behind"
 echo "test-image: PASS"

@@ -61,6 +61,52 @@ describe('AppConfig', () => {
     expect(() => new AppConfig(env)).toThrow(new RegExp(name));
   });
 
+  describe('secrets from files (<NAME>_FILE)', () => {
+    const dir = () => mkdtempSync(join(tmpdir(), 'continuum-secret-'));
+    const url = 'postgres://continuum:s3cret-Pw@db:5432/continuum';
+
+    it.each([
+      ['DATABASE_URL', url, (c: AppConfig) => c.databaseUrl],
+      ['ADMIN_API_KEY_SHA256', sha256Hex('wadm_x'), (c: AppConfig) => c.adminApiKeySha256],
+    ] as const)('reads %s from its file, trimmed, as from the variable', (name, value, read) => {
+      const file = join(dir(), 'secret');
+      writeFileSync(file, `${value}\n`);
+      expect(read(new AppConfig({ [`${name}_FILE`]: file }))).toBe(value);
+      expect(read(new AppConfig({ [name]: value }))).toBe(value);
+    });
+
+    it('validates the value read from a file without showing it', () => {
+      const file = join(dir(), 'database-url');
+      writeFileSync(file, 'mysql://root:s3cret-Pw@db/x');
+      expect(() => new AppConfig({ DATABASE_URL_FILE: file })).toThrow(/DATABASE_URL \(value not shown\)/);
+      expect(() => new AppConfig({ DATABASE_URL_FILE: file })).not.toThrow(/s3cret/);
+    });
+
+    it.each([
+      [
+        { DATABASE_URL: url, DATABASE_URL_FILE: '/run/secrets/x' },
+        /DATABASE_URL and DATABASE_URL_FILE: set one, not both/,
+      ],
+      [{ DATABASE_URL_FILE: '/nonexistent/url' }, /DATABASE_URL_FILE="\/nonexistent\/url": ENOENT/],
+      [{ ADMIN_API_KEY_SHA256_FILE: '/nonexistent/sha' }, /ADMIN_API_KEY_SHA256_FILE="\/nonexistent\/sha": ENOENT/],
+    ])('refuses %j', (env, message) => {
+      expect(() => new AppConfig(env)).toThrow(message);
+    });
+
+    it('refuses an empty file', () => {
+      const file = join(dir(), 'empty');
+      writeFileSync(file, '\n');
+      expect(() => new AppConfig({ DATABASE_URL_FILE: file })).toThrow(/DATABASE_URL_FILE=.*: the file is empty/);
+    });
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() => new AppConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '20', HTTP_REQUEST_TIMEOUT_SECONDS: '10' })).toThrow(
+      /HTTP_HEADERS_TIMEOUT_SECONDS: must not exceed HTTP_REQUEST_TIMEOUT_SECONDS/,
+    );
+    expect(new AppConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+  });
+
   describe('starting key', () => {
     const key = `wk_${'a1B2'.repeat(10)}`;
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, Environment, parseEnvironment } from './environment';
 import { sha256Hex } from '../platform/ids';
+import { registerSecretValue } from '../platform/logging/redact';
 import { usdToMicros } from '../platform/money';
 import { parseTrustProxy, TrustProxy } from './trusted-proxies';
 
@@ -34,6 +35,8 @@ export class AppConfig {
   /** null: /metrics is served on the public port. */
   readonly metricsPort: number | null;
   readonly publicUrl: string | null;
+  /** How long a client may take to send a request's headers, and the whole request (server-limits.ts). */
+  readonly http: { headersTimeoutMs: number; requestTimeoutMs: number };
   readonly databaseUrl: string | null;
   readonly dataDir: string;
   readonly databasePoolSize: number;
@@ -76,8 +79,18 @@ export class AppConfig {
     this.host = e.HOST;
     this.trustProxy = parseTrustProxy(e.TRUST_PROXY);
     this.metricsPort = e.METRICS_PORT ?? null;
+    if (e.HTTP_HEADERS_TIMEOUT_SECONDS > e.HTTP_REQUEST_TIMEOUT_SECONDS) {
+      throw new ConfigError(
+        'Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_SECONDS: must not exceed HTTP_REQUEST_TIMEOUT_SECONDS (the headers are part of the request)',
+      );
+    }
+    this.http = {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    };
     this.publicUrl = e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : null;
     this.databaseUrl = e.DATABASE_URL ?? null;
+    registerSecretValue(databasePassword(this.databaseUrl));
     this.dataDir = resolve(e.DATA_DIR);
     this.databasePoolSize = e.DATABASE_POOL_SIZE;
     this.tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : null;
@@ -119,8 +132,10 @@ export class AppConfig {
 
   /** An upstream credential from an environment variable or a file (a mounted Kubernetes Secret). */
   credential(ref: { env: string } | { file: string }): string | undefined {
-    if ('env' in ref) return this.secretEnv(ref.env)?.trim() || undefined;
-    return readFileSync(ref.file, 'utf8').trim() || undefined;
+    const value =
+      'env' in ref ? this.secretEnv(ref.env)?.trim() || undefined : readFileSync(ref.file, 'utf8').trim() || undefined;
+    registerSecretValue(value); // no log line may carry it, in any encoding
+    return value;
   }
 
   /** Reads the process environment; the only place in the service that does. */
@@ -186,4 +201,14 @@ function startingApiKeyOf(e: Environment): StartingApiKey | null {
     );
   }
   return { hash: sha256Hex(key), prefix: key.slice(0, 10) };
+}
+
+/** The password in a postgres:// URL, as the server gets it (decoded), or null. */
+function databasePassword(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return decodeURIComponent(new URL(url).password) || null;
+  } catch {
+    return null;
+  }
 }

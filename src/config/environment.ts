@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsIn,
@@ -33,6 +34,10 @@ export class Environment {
    * trusted-proxies.ts). Unset: trust none, the client is the socket's peer.
    */
   @trimmed @IsOptional() @IsString() TRUST_PROXY?: string;
+  /** Seconds a client has to send a request's headers (src/platform/http/server-limits.ts says why 10). */
+  @IsInt() @Min(1) @Max(300) HTTP_HEADERS_TIMEOUT_SECONDS: number = 10;
+  /** Seconds a client has to send a whole request, body included (30 by default; not sockets, not streams). */
+  @IsInt() @Min(1) @Max(300) HTTP_REQUEST_TIMEOUT_SECONDS: number = 30;
   /** When set, /metrics is served on this port only (plain HTTP, on HOST), not on the public one. */
   @trimmed @IsOptional() @IsInt() @Min(1) @Max(65535) METRICS_PORT?: number;
   /** Public base URL (e.g. https://speech.example.com); live_url is built from it. */
@@ -158,9 +163,40 @@ const OPTIONAL = [
   'METRICS_PORT',
 ];
 /** Never echoed in a configuration error. */
-const SECRET_VARIABLES = new Set(['STARTING_API_KEY', 'DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['STARTING_API_KEY', 'DATABASE_URL', 'ADMIN_API_KEY_SHA256']);
 
-export function parseEnvironment(env: Record<string, string | undefined>): Environment {
+/**
+ * Secret settings that may come from a file instead (`<NAME>_FILE`: a Docker or Kubernetes secret
+ * mounted as a file), so that the value never sits in the process's environment or in `docker inspect`.
+ * STARTING_API_KEY_FILE is read in AppConfig, which checks the key's format without showing it.
+ */
+export const FILE_SETTINGS = ['DATABASE_URL', 'ADMIN_API_KEY_SHA256'] as const;
+
+/** `env` with each FILE_SETTINGS variable read from its `_FILE` (trimmed), when that is set. */
+function withSecretFiles(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const resolved = { ...env };
+  for (const name of FILE_SETTINGS) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (env[name]?.trim()) {
+      throw new ConfigError(`Invalid configuration:\n  ${name} and ${name}_FILE: set one, not both`);
+    }
+    let value: string;
+    try {
+      value = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(`Invalid configuration:\n  ${name}_FILE=${JSON.stringify(file)}: ${reason}`);
+    }
+    if (!value)
+      throw new ConfigError(`Invalid configuration:\n  ${name}_FILE=${JSON.stringify(file)}: the file is empty`);
+    resolved[name] = value;
+  }
+  return resolved;
+}
+
+export function parseEnvironment(given: Record<string, string | undefined>): Environment {
+  const env = withSecretFiles(given);
   const raw: Record<string, string> = {};
   for (const key of Object.keys(new Environment())) {
     if (env[key] !== undefined) raw[key] = env[key];

@@ -1,3 +1,4 @@
+import { Connection } from 'pg';
 import { SocketClient } from '../support/socket-client';
 import { databaseUrlOf } from './client-secrets-fixtures';
 import { databaseTargets } from '../support/test-database';
@@ -25,7 +26,38 @@ describe.each(databaseTargets())('failed-authentication throttle on %s', (target
   const models = (t: TestApp, authorization: string, remoteAddress = '127.0.0.1') =>
     t.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization }, remoteAddress });
 
+  /**
+   * Every statement any instance writes to its database while `work` runs (both share this process's pg
+   * driver), as sent on the wire: a simple query or an extended one's parse.
+   */
+  async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const spies = (['query', 'parse'] as const).map((method) => {
+      const original = Connection.prototype[method] as (...args: unknown[]) => unknown;
+      return jest.spyOn(Connection.prototype, method).mockImplementation(function (
+        this: Connection,
+        ...args: unknown[]
+      ) {
+        const first = args[0] as string | { text?: string };
+        sent.push(typeof first === 'string' ? first : (first?.text ?? ''));
+        return original.apply(this, args);
+      } as never);
+    });
+    try {
+      await work();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    return sent;
+  }
+  // What a request's authentication sends: the key's lookup, the failure's record, a secret's redemption.
+  // (Instances also run their own timers; their statements are not the client's.)
+  const authStatements = (sent: string[]) =>
+    sent.filter((text) => /take_request_token|record_auth_failure|client_secrets|secret_hash/i.test(text));
+
   it('turns the failures past the limit into 429 with retry_after_ms, on every instance, and spares good keys', async () => {
+    // The key is in use on both instances (a NAT's good client): each has served it before the address is throttled.
+    for (const t of [a, b]) expect((await models(t, `Bearer ${key}`, '10.0.0.9')).statusCode).toBe(200);
     const codes: number[] = [];
     for (let i = 0; i < LIMIT; i++)
       codes.push((await models(i % 2 ? a : b, `Bearer wk_bad${i}`, '10.0.0.1')).statusCode);
@@ -44,6 +76,60 @@ describe.each(databaseTargets())('failed-authentication throttle on %s', (target
     // A good key from the same address is served, and other addresses still get their own 401.
     for (const t of [a, b]) expect((await models(t, `Bearer ${key}`, '10.0.0.1')).statusCode).toBe(200);
     expect((await models(a, 'Bearer wk_bad', '10.0.0.2')).statusCode).toBe(401);
+  });
+
+  it('answers a throttled client from memory: no statement, however many requests, in any place', async () => {
+    const address = '10.0.0.4';
+    // Before the limit, each refusal costs the key's lookup and the failure's record.
+    const before = await statementsDuring(async () => {
+      for (let i = 0; i < LIMIT; i++) expect((await models(a, `Bearer wk_before${i}`, address)).statusCode).toBe(401);
+    });
+    expect(authStatements(before)).toHaveLength(2 * LIMIT);
+    // The refusal that finds the bucket empty still asks the database: it is what tells this instance.
+    expect((await models(a, 'Bearer wk_over', address)).statusCode).toBe(429);
+
+    const throttled = await statementsDuring(async () => {
+      for (let i = 0; i < 50; i++) {
+        const answer = await models(a, `Bearer wk_throttled${i}`, address);
+        expect(answer.statusCode).toBe(429);
+        expect(answer.json().error.retry_after_ms).toBeGreaterThan(0);
+      }
+      expect((await models(a, 'Bearer not-even-a-key', address)).statusCode).toBe(429);
+      const post = await a.app.inject({
+        method: 'POST',
+        url: '/v1/live/client_secrets',
+        headers: { authorization: 'Bearer wk_nope', 'content-type': 'application/json' },
+        payload: '{}',
+        remoteAddress: address,
+      });
+      expect(post.statusCode).toBe(429);
+    });
+    expect(authStatements(throttled)).toEqual([]);
+  });
+
+  it('refuses a throttled socket before its secret or key costs a statement', async () => {
+    // Sockets come from 127.0.0.1 through a real connection; a fresh instance, so the bucket is this test's.
+    const c = await startTestApp(target, { env: { AUTH_FAILURES_PER_MINUTE: '2' }, databaseUrl: databaseUrlOf(a) });
+    try {
+      const ws = c.baseUrl.replace('http', 'ws');
+      await c.dataSource.query('DELETE FROM auth_failures');
+      const before = await statementsDuring(async () => {
+        for (let i = 0; i < 3; i++) await SocketClient.refusal(`${ws}/v1/live/sessions?token=ek_before${i}`);
+      });
+      expect(authStatements(before).length).toBeGreaterThanOrEqual(3);
+      const throttled = await statementsDuring(async () => {
+        for (const path of ['/v1/live/sessions?token=ek_after', '/v1/listen?encoding=linear16&sample_rate=24000']) {
+          const refused = await SocketClient.refusal(`${ws}${path}`, {
+            headers: path.startsWith('/v1/listen') ? { authorization: 'Bearer wk_after' } : {},
+          });
+          expect(refused.status).toBe(429);
+        }
+      });
+      expect(authStatements(throttled)).toEqual([]);
+    } finally {
+      await c.app.close();
+      await a.dataSource.query('DELETE FROM auth_failures'); // 127.0.0.1's bucket, for the next test
+    }
   });
 
   it('counts a bad key on the client-secret route (malformed body included) and on socket handshakes', async () => {

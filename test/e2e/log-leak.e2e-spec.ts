@@ -10,15 +10,35 @@ import { startTestApp, TestApp } from '../support/test-app';
  * value, the part after its prefix, or its SHA-256.
  */
 const sha = (v: string) => createHash('sha256').update(v).digest('hex');
+const b64 = (v: string) => Buffer.from(v).toString('base64');
+const allPercent = (v: string) => [...v].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+
+/** A credential as a client may disguise it: what the service would decode, and what it never would. */
+const disguises = (v: string): string[] => [
+  v,
+  `${v[0]}%${v.charCodeAt(1).toString(16).toUpperCase()}${v.slice(2)}`, // w%6B_…: the issue's example
+  allPercent(v),
+  allPercent(v).replace(/%/g, '%25'),
+  [...v].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join(''),
+  b64(v),
+  b64(`user:${v}`),
+  Buffer.from(`x${v}`).toString('base64url'),
+  sha(v),
+];
+/** The parts of a disguise that must not reach a line: its middle, where the credential's own characters are. */
+const middle = (text: string) => text.slice(Math.floor(text.length / 4), Math.floor((text.length * 3) / 4));
 
 describe.each(databaseTargets())('no credential in the logs on %s', (target) => {
   let t: TestApp;
   let key: string;
   let secret: string;
   let other: string;
+  const admin = `wadm_${'Zq7Xw2'.repeat(7)}`;
 
   beforeAll(async () => {
-    t = await startTestApp(target, { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '100000', LOG_LEVEL: 'trace' } });
+    t = await startTestApp(target, {
+      env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '100000', LOG_LEVEL: 'trace', ADMIN_API_KEY_SHA256: sha(admin) },
+    });
     ({ apiKey: key } = await t.newProject());
     const issued = await t.app.inject({
       method: 'POST',
@@ -41,8 +61,14 @@ describe.each(databaseTargets())('no credential in the logs on %s', (target) => 
 
   const leaks = () => {
     const text = t.logs.join('');
-    const values = [key, secret, other];
-    const needles = values.flatMap((v) => [v, v.slice(3), sha(v), sha(v).toUpperCase()]);
+    const values = [key, secret, other, admin];
+    const needles = values.flatMap((v) => [
+      v,
+      v.slice(v.indexOf('_') + 1),
+      sha(v),
+      sha(v).toUpperCase(),
+      ...disguises(v).map(middle),
+    ]);
     return needles.filter((n) => text.includes(n));
   };
 
@@ -136,6 +162,45 @@ describe.each(databaseTargets())('no credential in the logs on %s', (target) => 
       }).catch(() => undefined);
     }
     expect(t.logs.length).toBeGreaterThan(100);
+    expect(leaks()).toEqual([]);
+  });
+
+  it('keeps every disguise of them out too, the admin token included, wherever the client put it', async () => {
+    const before = t.logs.length;
+    const ws = t.baseUrl.replace('http', 'ws');
+    for (const v of [key, secret, other, admin]) {
+      for (const d of disguises(v)) {
+        const requests = [
+          { method: 'GET', url: `/v1/models?x=${d}` },
+          { method: 'GET', url: `/v1/models?${d}=1` },
+          { method: 'GET', url: `/v1/sessions/${d}` },
+          { method: 'GET', url: '/v1/admin/projects', headers: { authorization: `Bearer ${d}` } },
+          { method: 'GET', url: '/v1/models', headers: { 'x-api-key': d, 'x-custom': d, 'x-request-id': d } },
+          { method: 'POST', url: '/v1/live/client_secrets', payload: { metadata: { k: d } } },
+          {
+            method: 'POST',
+            url: '/v1/live/client_secrets',
+            headers: { 'content-type': 'application/json' },
+            payload: `{"metadata": {"k": "${d}"`,
+          },
+        ] as const;
+        for (const request of requests) {
+          const headers = { authorization: `Bearer ${key}`, ...('headers' in request ? request.headers : {}) };
+          await t.app.inject({ ...request, headers });
+        }
+        const sockets: [string, string[] | undefined][] = [
+          [`${ws}/v1/live/sessions?token=${d}`, undefined],
+          [`${ws}/v1/live/sessions?x=${d}`, undefined],
+          [`${ws}/v1/realtime?intent=transcription`, ['realtime', `openai-insecure-api-key.${d}`]],
+          [`${ws}/v1/listen?encoding=linear16&sample_rate=24000`, ['token', d]],
+        ];
+        // A disguise a client library will not send (a subprotocol with '=' in it) is skipped by it.
+        for (const [url, protocols] of sockets) await SocketClient.refusal(url, { protocols }).catch(() => undefined);
+      }
+    }
+    // The places were logged (the URL of each request, say), with the credential in them replaced.
+    expect(t.logs.slice(before).some((line) => line.includes('"url":"/v1/models?x=[REDACTED]'))).toBe(true);
+    expect(t.logs.slice(before).some((line) => line.includes('"url":"/v1/models?x=w%6B_'))).toBe(false);
     expect(leaks()).toEqual([]);
   });
 

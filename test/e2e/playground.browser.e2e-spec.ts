@@ -25,6 +25,8 @@ describeIfChromium('playground in Chromium', () => {
   let apiKey: string;
   let browser: Browser;
   const socketUrls: string[] = [];
+  /** What the browser refused under the service's CSP (the page, its modules, worklets and sockets): nothing. */
+  const refusedByCsp: string[] = [];
   const secretRequests: { url: string; authorization: string | undefined }[] = [];
 
   beforeAll(async () => {
@@ -35,6 +37,7 @@ describeIfChromium('playground in Chromium', () => {
     // Long trailing silence: Chromium loops the file, and the answer must play before the question returns.
     browser = await launchChromium(concatAudio([silence(600), toSessionAudio(ask.clip), silence(14_000)]));
   }, 180_000);
+  afterEach(() => expect(refusedByCsp.splice(0)).toEqual([]));
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -43,6 +46,9 @@ describeIfChromium('playground in Chromium', () => {
   const openPage = async (): Promise<Page> => {
     const page = await browser.context.newPage();
     page.on('websocket', (ws) => socketUrls.push(ws.url()));
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) refusedByCsp.push(message.text());
+    });
     page.on('request', (request) => {
       if (request.url().includes('client_secrets')) {
         secretRequests.push({ url: request.url(), authorization: request.headers()['authorization'] });
@@ -50,6 +56,8 @@ describeIfChromium('playground in Chromium', () => {
     });
     const response = await page.goto(`${t.baseUrl}/playground`);
     expect(response?.status()).toBe(200); // public: no key needed for the page itself
+    expect(response?.headers()).toMatchObject({ 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' });
+    expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.url()).toBe(`${t.baseUrl}/playground/`);
     return page;
   };

@@ -1,7 +1,8 @@
 /**
  * Swagger UI in a real browser (Debian's Chromium driven by playwright-core): "Try it out" with an
  * API key pasted under Authorize → bearer reaches the service with `Authorization: Bearer <key>`
- * and gets a 200; the page links the AsyncAPI document.
+ * and gets a 200; the page links the AsyncAPI document. All of it under the service's CSP, which the
+ * browser would report breaking.
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
@@ -28,13 +29,18 @@ describeWithChromium('Swagger UI', () => {
 
   it('tries GET /v1/models with an API key given under Authorize, and links the AsyncAPI document', async () => {
     const page = await browser.newPage();
+    const refusedByCsp: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) refusedByCsp.push(message.text());
+    });
     const sent: { url: string; authorization?: string }[] = [];
     page.on('request', (request) => {
       if (request.url().includes('/v1/models')) {
         sent.push({ url: request.url(), authorization: request.headers()['authorization'] });
       }
     });
-    await page.goto(`${t.baseUrl}/docs`);
+    const loaded = await page.goto(`${t.baseUrl}/docs`);
+    expect(loaded?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
     await page.locator('button.authorize').first().click();
     const bearer = page.locator('.auth-container').filter({ hasText: 'bearer' }).first();
     await bearer.locator('input').fill(apiKey);
@@ -53,5 +59,6 @@ describeWithChromium('Swagger UI', () => {
 
     const link = page.locator('.info .description a[href="/v1/asyncapi.json"]');
     expect(await link.count()).toBe(1);
+    expect(refusedByCsp).toEqual([]);
   }, 60_000);
 });

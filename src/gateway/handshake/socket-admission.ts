@@ -6,7 +6,7 @@ import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
 import { MODEL_IDS, TRANSCRIPTION_MODEL, type SessionConfig } from '../../session-core';
 import { AppConfig } from '../../config/app-config';
 import { ConfigError } from '../../config/environment';
-import { AuthService, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
+import { AuthService, FailedAuthThrottle, isClientSecret, queryCarriesApiKey } from '../../modules/auth';
 import { ClientSecretsService } from '../../modules/client-secrets';
 import { LifecycleState } from '../../modules/health';
 import { ModelCatalog } from '../../modules/models';
@@ -49,6 +49,7 @@ export class SocketAdmission {
 
   constructor(
     private readonly auth: AuthService,
+    private readonly throttle: FailedAuthThrottle,
     private readonly secrets: ClientSecretsService,
     private readonly sessions: SessionsService,
     private readonly lifecycle: LifecycleState,
@@ -77,6 +78,11 @@ export class SocketAdmission {
     const transcriptionOnly = dialect.serves === 'transcription' && !conversation;
     if (transcriptionOnly) this.models.checkLanguage(TRANSCRIPTION_MODEL, dialect.language?.(query), 'language');
     const found = extractSocketCredential(req, dialect.credentials);
+    // A client already throttled for failed authentications is refused before its credential costs a statement.
+    this.throttle.refuseThrottled(
+      this.throttle.addressOf(req),
+      found.kind === 'found' ? found.credential.value : undefined,
+    );
     if (transcriptionOnly) await this.refuseLiveSecret(found);
     const model = conversation ? requested.model : undefined;
     const { session, claim } = await this.authenticate(req, found, transcriptionOnly, model);

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../platform/errors/app-error';
 import { sha256Hex } from '../../platform/ids';
+import { FailedAuthThrottle } from './failed-auth.throttle';
 import { KeyChecksRepository, type KeyCheck } from './key-checks.repository';
 import { extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
 import type { ApiKeyPrincipal, PresentedApiKey, RateLimitState, RequestRate } from './principal';
@@ -10,6 +11,8 @@ import type { ApiKeyPrincipal, PresentedApiKey, RateLimitState, RequestRate } fr
 export interface AuthRequest {
   headers: IncomingHttpHeaders;
   url?: string;
+  /** The client's address (Fastify's request.ip, by TRUST_PROXY): a throttled one is refused before any statement. */
+  ip?: string;
   /** Filled in whenever a key was found, so the answer carries the x-ratelimit-* headers even on 429. */
   rateLimit?: RateLimitState;
 }
@@ -24,6 +27,7 @@ export class AuthService {
 
   constructor(
     private readonly keys: KeyChecksRepository,
+    private readonly throttle: FailedAuthThrottle,
     config: AppConfig,
   ) {
     this.rate = { capacity: config.rateLimitPerMinute, refillPerSecond: config.rateLimitPerMinute / 60 };
@@ -31,7 +35,8 @@ export class AuthService {
 
   /** Resolves the request's API key or throws the AppError that explains why not. */
   async authenticateApiKey(request: AuthRequest): Promise<ApiKeyPrincipal> {
-    return this.settle(await this.takeRequestToken(sha256Hex(this.readApiKey(request))), request);
+    const hash = sha256Hex(this.readApiKey(request));
+    return this.settle(await this.takeRequestToken(hash), request, hash);
   }
 
   /**
@@ -43,7 +48,7 @@ export class AuthService {
     let settled = false;
     const settle = (check: KeyCheck | null) => {
       settled = true;
-      return this.settle(check, request);
+      return this.settle(check, request, hash);
     };
     return {
       hash,
@@ -60,7 +65,8 @@ export class AuthService {
 
   async verifyApiKey(value: string, request: AuthRequest): Promise<ApiKeyPrincipal> {
     if (!isApiKey(value)) throw invalidKey();
-    return this.settle(await this.takeRequestToken(sha256Hex(value)), request);
+    const hash = sha256Hex(value);
+    return this.settle(await this.takeRequestToken(hash), request, hash);
   }
 
   private readApiKey(request: AuthRequest): string {
@@ -77,6 +83,7 @@ export class AuthService {
       throw new AppError('permission_denied', 'A client secret opens a session socket; REST calls need an API key');
     }
     if (!isApiKey(value)) throw invalidKey();
+    this.throttle.refuseThrottled(request.ip, value);
     return value;
   }
 
@@ -85,9 +92,13 @@ export class AuthService {
   }
 
   /** What the database found for a key, as the request's principal and rate-limit headers, or the refusal. */
-  private settle(check: KeyCheck | null, request: AuthRequest): ApiKeyPrincipal {
+  private settle(check: KeyCheck | null, request: AuthRequest, hash: string): ApiKeyPrincipal {
     if (!check) throw invalidKey();
-    if (check.revoked) throw new AppError('key_revoked', 'The API key has been revoked');
+    if (check.revoked) {
+      this.throttle.forgetServed(hash);
+      throw new AppError('key_revoked', 'The API key has been revoked');
+    }
+    this.throttle.noteServed(hash);
     // The project's own rate when an operator set one; the bucket refills its capacity every minute.
     const capacity = check.capacity;
     const refillPerSecond = capacity / 60;

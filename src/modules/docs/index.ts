@@ -2,4 +2,4 @@
 export { AsyncApiController } from './asyncapi.controller';
 export { OpenApiModule } from './docs.module';
 export { OpenApiDocumentHolder } from './openapi-document.holder';
-export { servePlayground } from './playground-assets';
+export { findPlaygroundAssets, servePlayground } from './playground-assets';

@@ -2,12 +2,36 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { QueryFailedError } from 'typeorm';
 import { createRootLogger } from './logger';
-import { redactText, redactUrl } from './redact';
+import { redactText, redactUrl, registerSecretValue } from './redact';
 import { statementName } from './safe-error';
 
 const KEY = 'wk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg';
 const SECRET = 'ek_ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwvut';
+const ADMIN = 'wadm_Q1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjKkLl';
 const sha = (v: string) => createHash('sha256').update(v).digest('hex');
+const b64 = (v: string) => Buffer.from(v).toString('base64');
+const b64url = (v: string) => Buffer.from(v).toString('base64url');
+/** Every character percent-encoded, as encodeURIComponent never would. */
+const allPercent = (v: string) => [...v].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+
+/** The ways a client can write one credential that a log line must not carry. */
+const encodings = (v: string): [string, string][] => [
+  ['as it is', v],
+  [
+    'with one letter of its prefix percent-encoded',
+    `${v[0]}%${v.charCodeAt(1).toString(16).toUpperCase()}${v.slice(2)}`,
+  ],
+  ['every character percent-encoded, lower-case hex', allPercent(v)],
+  ['percent-encoded twice', allPercent(v).replace(/%/g, '%25')],
+  ['as JSON \\u escapes', [...v].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join('')],
+  ['in base64', b64(v)],
+  ['in base64 after other text (another alignment)', b64(`user:${v}`)],
+  ['in base64 after other text (the third alignment)', b64(`u:${v}`)],
+  ['in base64url', b64url(`x${v}`)],
+  ['as its SHA-256', sha(v)],
+];
+/** What must not survive of `v`: its body, its base64 and its digest. */
+const traces = (v: string) => [v.slice(v.indexOf('_') + 1), b64(v).slice(4, -4), sha(v)];
 
 function capture() {
   const lines: string[] = [];
@@ -99,6 +123,36 @@ describe('statementName', () => {
 });
 
 describe('redactText', () => {
+  describe.each([
+    ['an API key', KEY],
+    ['a client secret', SECRET],
+    ['an admin token', ADMIN],
+  ])('removes %s', (_kind, credential) => {
+    it.each(encodings(credential))('%s', (_how, written) => {
+      const out = redactText(`GET /v1/models?x=${written}&y=1 {"v":"a ${written} b"}`);
+      for (const trace of traces(credential)) expect(out).not.toContain(trace);
+      expect(out).not.toContain(written);
+      expect(out).toContain('&y=1'); // and only it
+    });
+  });
+
+  it('removes a registered secret without a prefix (a database password) in any encoding', () => {
+    const password = 'pg-Pass/word+42';
+    registerSecretValue(password);
+    for (const written of [
+      password,
+      encodeURIComponent(password),
+      allPercent(password),
+      b64(password),
+      b64(`postgres:${password}`),
+      b64url(`ab${password}`),
+    ]) {
+      const out = redactText(`connecting with ${written} now`);
+      expect(out).not.toContain('Pass');
+      expect(out).not.toContain(b64(password).slice(2, -4));
+    }
+  });
+
   it('leaves ordinary text alone', () => {
     expect(redactText('session sess_abc closed after 12 frames')).toBe('session sess_abc closed after 12 frames');
   });

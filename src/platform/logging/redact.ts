@@ -4,17 +4,101 @@
 // as text on its way out (scrubbingDestination), on top of the structured redactions below that keep
 // the rest of a line readable.
 
-/** A key or a client secret anywhere in a text, also with its `_` percent-encoded. */
-const CREDENTIAL = /(?:wk|ek)(?:_|%5[Ff])[0-9A-Za-z]+/g;
+/** `\u00`, with its backslash as written, or as the JSON of a log line escapes it. */
+const JSON_ESCAPE = '\\\\{1,2}u00';
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A character as a client may write it: itself, percent-encoded (once or twice, any case), or a JSON \u escape. */
+function anyEncodingOf(char: string): string {
+  const hex = char.charCodeAt(0).toString(16).padStart(2, '0');
+  const either = `[${hex[0].toUpperCase()}${hex[0].toLowerCase()}][${hex[1].toUpperCase()}${hex[1].toLowerCase()}]`;
+  return `(?:${escapeRegExp(char)}|%(?:25)?${either}|${JSON_ESCAPE}${either})`;
+}
+/** A letter or digit of a credential's body, in any of those encodings. */
+const BODY_CHAR = `(?:[0-9A-Za-z]|%(?:25)?[0-9A-Fa-f]{2}|${JSON_ESCAPE}[0-9A-Fa-f]{2})`;
+/** What the service issues and accepts: API keys, client secrets and admin tokens. */
+const PREFIXES = ['wk_', 'ek_', 'wadm_'];
+const prefixPattern = (encoded: boolean) =>
+  PREFIXES.map((prefix) => (encoded ? [...prefix].map(anyEncodingOf).join('') : prefix)).join('|');
+
+/** A credential anywhere in a text, any of its characters encoded. */
+const CREDENTIAL = new RegExp(`(?:${prefixPattern(true)})${BODY_CHAR}+`, 'g');
+/** A credential in a text decoded from base64 (at least 8 characters after the prefix: not a chance match). */
+const DECODED_CREDENTIAL = new RegExp(`(?:${prefixPattern(false)})[0-9A-Za-z]{8}`);
+/**
+ * A run that may be base64 or base64url text long enough to carry a credential (`wk_` and 8 characters),
+ * taken whole (a run starts where the alphabet does: no rescanning from inside one).
+ */
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{15,}={0,2}/g;
 /** A SHA-256 in hex, as the database keeps keys and secrets: never useful in a log, always a risk. */
 const HEX_DIGEST = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{64}(?![0-9A-Fa-f])/g;
 const SECRET_PARAM = /^(token|key|api[-_]?key|access[-_]?token|secret|password|authorization)$/i;
 
 export const REDACTED = '[REDACTED]';
 
-/** `text` with every credential and SHA-256 digest replaced. */
+/**
+ * Secrets the service holds that have no prefix to find them by (the database password, upstream
+ * credentials): registered by value when read, then removed from every line in any encoding.
+ */
+const knownValues = new Set<string>();
+let knownPattern: RegExp | null = null;
+
+/** Registers a secret the service read (config, a mounted file) so that no line ever carries it. */
+export function registerSecretValue(value: string | null | undefined): void {
+  // Shorter values would match ordinary words; nothing configurable as a secret is that short.
+  if (!value || value.length < 6 || knownValues.has(value)) return;
+  knownValues.add(value);
+  const forms = [...knownValues].flatMap((known) => [
+    [...known].map(anyEncodingOf).join(''),
+    ...base64Forms(known).map(escapeRegExp),
+  ]);
+  knownPattern = new RegExp(forms.sort((a, b) => b.length - a.length).join('|'), 'g');
+}
+
+/**
+ * The base64 and base64url text that `value` always encodes to, wherever it sits in what was encoded:
+ * at each of the three byte alignments, the characters that depend on its bytes alone.
+ */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value);
+  return [0, 1, 2].flatMap((pad) => {
+    const encoded = Buffer.concat([Buffer.alloc(pad), bytes]).toString('base64');
+    const core = encoded.slice(Math.ceil((pad * 4) / 3), Math.floor(((pad + bytes.length) * 4) / 3));
+    return [core, core.replace(/\+/g, '-').replace(/\//g, '_')];
+  });
+}
+
+/** What a prefix always encodes to, at each alignment: a run without any of these is not decoded. */
+const ENCODED_PREFIXES = PREFIXES.flatMap(base64Forms);
+
+/** The run with a credential in it when `run` is base64 of a text that holds one (at any alignment). */
+function carriesEncodedCredential(run: string): boolean {
+  if (!ENCODED_PREFIXES.some((encoded) => run.includes(encoded))) return false;
+  for (let offset = 0; offset < 4; offset++) {
+    const decoded = Buffer.from(run.slice(offset).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
+    if (DECODED_CREDENTIAL.test(decoded)) return true;
+  }
+  return false;
+}
+
+/**
+ * `text` with every credential replaced: a key, a client secret or an admin token written as it is, with
+ * any characters percent-encoded (once or twice) or JSON-escaped, inside base64 or base64url text; any
+ * SHA-256 digest in hex; and every registered secret value in those encodings.
+ */
 export function redactText(text: string): string {
-  return text.replace(CREDENTIAL, REDACTED).replace(HEX_DIGEST, REDACTED);
+  let out = text.replace(CREDENTIAL, REDACTED);
+  if (knownPattern) out = out.replace(knownPattern, REDACTED);
+  return out.replace(BASE64_RUN, redactRun);
+}
+
+/**
+ * One run of the base64 alphabet: whole when it decodes to a credential, else with any SHA-256 in it
+ * replaced (hex digits are of that alphabet, so every digest lies in one run: one pass finds both).
+ */
+function redactRun(run: string): string {
+  if (carriesEncodedCredential(run)) return REDACTED;
+  return run.length >= 64 ? run.replace(HEX_DIGEST, REDACTED) : run;
 }
 
 /** A URL fit for a log line: the values of credential-named parameters are replaced, the rest scrubbed. */
