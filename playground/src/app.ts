@@ -20,6 +20,7 @@ import {
   streamAtRealTime,
   type Microphone,
 } from '@continuum/client/browser';
+import { agentLevel, agentRunning, askAgent, startAgent, stopAgent } from './agent.js';
 import { describeSecretRefusal, describeSessionEnd, describeTurn } from './messages.js';
 import { append, ms, resetSessionView, setStatus, showError, source, view } from './view.js';
 
@@ -52,6 +53,11 @@ let droppedFile: File | null = null;
 
 view.start.addEventListener('click', () => void start());
 view.stop.addEventListener('click', () => void stop());
+view.ask.addEventListener('submit', (event) => {
+  event.preventDefault();
+  askAgent(view.askText.value);
+  view.askText.value = '';
+});
 view.file.addEventListener('change', () => chooseFile(view.file.files?.[0] ?? null));
 view.drop.addEventListener('dragover', (event) => {
   event.preventDefault();
@@ -75,6 +81,7 @@ async function start(): Promise<void> {
   const apiKey = view.apiKey.value.trim();
   if (!apiKey) return showError('Paste an API key first.');
   const input = source();
+  if (view.model.value === 'agent') return runAgent(apiKey, input === 'microphone');
   const file = droppedFile;
   if (input === 'file' && !file) return showError('Drop a WAV file first, or choose the microphone.');
   const model = view.model.value;
@@ -139,7 +146,32 @@ async function start(): Promise<void> {
   }
 }
 
+/** Agent mode (agent.ts): the OpenAI Realtime conversation API with a tool that runs in this page. */
+async function runAgent(apiKey: string, microphone: boolean): Promise<void> {
+  resetSessionView();
+  view.replySection.hidden = false;
+  view.start.disabled = true;
+  view.stop.disabled = false;
+  const timer = setInterval(() => (view.level.value = agentLevel()), 100);
+  const release = () => {
+    clearInterval(timer);
+    view.start.disabled = false;
+    view.stop.disabled = true;
+  };
+  try {
+    await startAgent(apiKey, microphone, () => {
+      release();
+      setStatus('Ended');
+    });
+  } catch (error) {
+    showError(error instanceof Error ? error.message : String(error));
+    setStatus('Idle');
+    release();
+  }
+}
+
 async function stop(): Promise<void> {
+  if (agentRunning()) return stopAgent();
   const run = current;
   if (!run) return;
   run.abort.abort();

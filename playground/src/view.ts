@@ -25,6 +25,10 @@ export const view = {
   latAnswer: byId<HTMLElement>('lat-answer'),
   closeReason: byId<HTMLElement>('close-reason'),
   turns: byId<HTMLOListElement>('turns'),
+  ask: byId<HTMLFormElement>('ask'),
+  askText: byId<HTMLInputElement>('ask-text'),
+  tools: byId<HTMLOListElement>('tools'),
+  toolsHeading: byId<HTMLElement>('tools-heading'),
 };
 
 export function source(): 'microphone' | 'file' {
@@ -53,7 +57,7 @@ export function ms(value: number | null): string {
 }
 
 export function resetSessionView(): void {
-  for (const list of [view.finals, view.turns]) list.replaceChildren();
+  for (const list of [view.finals, view.turns, view.tools]) list.replaceChildren();
   for (const node of [view.partial, view.reply]) node.textContent = '';
   for (const node of [view.usage, view.latPartial, view.latFinal, view.latAnswer, view.closeReason])
     node.textContent = '–';
