@@ -15,6 +15,12 @@ export class ControlRate {
     this.refilledAtMs = nowMs;
   }
 
+  /** What is left now, and the seconds until the bucket is full again (for a dialect that reports it). */
+  allowance(nowMs: number): { limit: number; remaining: number; resetSeconds: number } {
+    const tokens = Math.min(this.burst, this.tokens + (Math.max(0, nowMs - this.refilledAtMs) * this.perSecond) / 1000);
+    return { limit: this.burst, remaining: Math.floor(tokens), resetSeconds: (this.burst - tokens) / this.perSecond };
+  }
+
   /** False once the client has spent its burst faster than the rate refills it. */
   take(nowMs: number): boolean {
     const elapsedMs = nowMs - this.refilledAtMs;

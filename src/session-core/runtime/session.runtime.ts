@@ -99,6 +99,11 @@ export class SessionRuntime {
     this.dispatch(command);
   }
 
+  /** The socket's control-message allowance as it stands (Realtime's `rate_limits.updated` reports it). */
+  controlAllowance(): { limit: number; remaining: number; resetSeconds: number } {
+    return this.controlRate.allowance(this.clock.now());
+  }
+
   /**
    * Counts one control message against the socket's limit, for a dialect that handles some client
    * events itself (Realtime conversation items and responses): false once the session is ending for

@@ -142,6 +142,13 @@ describe('RealtimeConversationConnection (fake engines)', () => {
       type: 'response.done',
       response: { status: 'completed', usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 } },
     });
+    // Each response's start reports the socket's control-message allowance (default bucket of 200),
+    // four messages into it: the update, the item, the response and the Agents SDK's first update.
+    const types = events.map((e) => e.type);
+    expect(types[types.indexOf('response.created') + 1]).toBe('rate_limits.updated');
+    expect(events.find((e) => e.type === 'rate_limits.updated').rate_limits).toEqual([
+      { name: 'requests', limit: 200, remaining: 196, reset_seconds: expect.any(Number) },
+    ]);
     // Every server event carries its own event_id, numbered in one sequence.
     const ids = events.map((e) => e.event_id);
     expect(new Set(ids).size).toBe(ids.length);

@@ -280,6 +280,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       switch (effect.kind) {
         case 'emit':
           push(this.out.conversation(effect.event));
+          if (effect.event.type === 'response_created') push(this.out.rateLimits(this.runtime.controlAllowance()));
           break;
         case 'respond': {
           const { responseId } = effect.request;

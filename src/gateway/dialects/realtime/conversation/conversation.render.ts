@@ -157,6 +157,18 @@ export class ConversationRenderer {
     return this.frame({ type, session: sessionJson(session, settings, view) });
   }
 
+  /**
+   * OpenAI sends the limits in force at each response's start. The one that binds a socket here is its
+   * control-message bucket (`requests`); tokens are not limited per socket.
+   */
+  rateLimits(allowance: { limit: number; remaining: number; resetSeconds: number }): string {
+    const { limit, remaining, resetSeconds } = allowance;
+    return this.frame({
+      type: 'rate_limits.updated',
+      rate_limits: [{ name: 'requests', limit, remaining, reset_seconds: Math.round(resetSeconds * 100) / 100 }],
+    });
+  }
+
   closing(event: Parameters<typeof closingError>[0]): string | null {
     const why = closingError(event);
     return why === null ? null : this.frame({ type: 'error', error: why });
