@@ -86,10 +86,24 @@ export class SessionRuntime {
 
   /** A client event, parsed by the dialect. Held while a start or reopen is in flight, then replayed in order. */
   handle(command: SessionCommand): void {
-    if (this.limited) return;
-    if (command.type === 'append') this.idle?.seen();
-    else if (!this.controlRate.take(this.clock.now())) return this.overLimit('control_rate');
+    if (command.type === 'append') {
+      if (this.limited) return;
+      this.idle?.seen();
+    } else if (!this.control()) return;
     this.dispatch(command);
+  }
+
+  /**
+   * A control message the dialect answers or drops on its own, with no command for the session
+   * (Deepgram's KeepAlive, a Flux Configure it refuses): it costs the socket's control rate like any
+   * other, so that no kind of message floods past the limit. False when it must be dropped: the limit
+   * is broken (the client is told and the session ends) or was already.
+   */
+  control(): boolean {
+    if (this.limited) return false;
+    if (this.controlRate.take(this.clock.now())) return true;
+    this.overLimit('control_rate');
+    return false;
   }
 
   /**
