@@ -6,7 +6,7 @@
  */
 import WebSocket from 'ws';
 import { tone } from './audio';
-import { DIALECT_SHAPES, type Script } from './socket-fuzz-scripts';
+import { DIALECT_SHAPES, type DialectShape, type Script } from './socket-fuzz-scripts';
 import type { TestApp } from './test-app';
 
 export interface Played {
@@ -122,6 +122,19 @@ async function credentialFor(script: Script, ctx: PlayContext, wsBase: string): 
       };
 }
 
+/** The dialect's end message (CloseStream, say, with or without odd fields): the session is ending. */
+function asksToEnd(shape: DialectShape, text: string): boolean {
+  if (!shape.end) return false;
+  try {
+    const value = JSON.parse(text) as { type?: unknown } | null;
+    return (
+      typeof value === 'object' && value !== null && value.type === (JSON.parse(shape.end) as { type: string }).type
+    );
+  } catch {
+    return false;
+  }
+}
+
 function sessionIdsSeen(socket: FuzzSocket): string[] {
   const ids = socket.events
     .filter((e) => e.type === 'session.created' || e.type === 'session.started')
@@ -157,6 +170,8 @@ export async function play(script: Script, ctx: PlayContext): Promise<Played> {
     if (socket.send(data, binary)) played.sent++;
   };
   if (shape.start !== undefined) send(shape.start);
+  /** The client already sent the dialect's end: a burst after it may meet a session that is closing. */
+  let endAsked = false;
   if (script.ending === 'mid_start') {
     socket.ws.terminate();
   } else {
@@ -166,6 +181,7 @@ export async function play(script: Script, ctx: PlayContext): Promise<Played> {
         case 'control':
         case 'invalid':
           send(step.text);
+          endAsked ||= asksToEnd(shape, step.text);
           break;
         case 'audio': {
           const { data, binary } = shape.audio(tone(step.ms, 300 + step.ms));
@@ -177,7 +193,7 @@ export async function play(script: Script, ctx: PlayContext): Promise<Played> {
           break;
         case 'burst': {
           for (let i = 0; i < step.count; i++) send(step.text);
-          if (step.count > ctx.controlBurst && socket.ws.readyState === WebSocket.OPEN) {
+          if (step.count > ctx.controlBurst && socket.ws.readyState === WebSocket.OPEN && !endAsked) {
             played.overLimitBurst = true;
             const at = Date.now();
             // A burst past the limit ends the socket: wait for it, so the ending below cannot hide it.
