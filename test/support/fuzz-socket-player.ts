@@ -190,6 +190,7 @@ export async function play(script: Script, ctx: PlayContext): Promise<Played> {
         }
         case 'binary':
           send(step.bytes, true);
+          endAsked ||= step.bytes.length === 0 && shape.emptyBinaryEnds === true;
           break;
         case 'burst': {
           for (let i = 0; i < step.count; i++) send(step.text);

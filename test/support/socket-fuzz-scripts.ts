@@ -48,6 +48,8 @@ export interface DialectShape {
   /** Audio as the client frames it: base64 in JSON, or raw pcm16 at the query's rate in binary frames. */
   readonly audio: (pcm: Buffer) => { data: string | Buffer; binary: boolean };
   readonly secretPath?: string;
+  /** Deepgram's old way to end a stream: an empty binary frame is CloseStream on /v1/listen. */
+  readonly emptyBinaryEnds?: boolean;
 }
 
 const json = (value: object) => JSON.stringify(value);
@@ -115,6 +117,7 @@ export const DIALECT_SHAPES: Record<DialectName, DialectShape> = {
     valid: fc.constantFrom(json({ type: 'KeepAlive' }), json({ type: 'Finalize' })),
     types: ['KeepAlive', 'Finalize', 'CloseStream'],
     audio: (pcm) => ({ data: pcm, binary: true }),
+    emptyBinaryEnds: true,
   },
   flux: {
     path: '/v2/listen?model=flux-general-en&encoding=linear16&sample_rate=24000',
