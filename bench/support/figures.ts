@@ -3,6 +3,7 @@
  * measured against in the same run and the target it is judged by. A case not listed here still gets
  * its headline and targets; a case that adds figures to its results adds an extractor here.
  */
+import { controlFloodFigures } from './figures-control-flood';
 import { endOfTurnFigures, meterFigures, replicaFigures } from './figures-turns-and-replicas';
 import { voiceFigures } from './figures-voice';
 import type { BenchReport } from './report';
@@ -43,6 +44,7 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
   meter: meterFigures,
   replicas: replicaFigures,
   voice: voiceFigures,
+  'control-flood': controlFloodFigures,
 };
 
 /** What each case measures its figures against, side by side in the same run. */
@@ -57,6 +59,7 @@ export const BASELINES: Record<string, string> = {
   meter: 'metering every 62 frames',
   replicas: 'the same DELETE on the replica that holds the socket',
   voice: 'the embedded engine ending turns on a fixed 500 ms of silence (`end_of_turn: null`)',
+  'control-flood': 'the same sessions open and quiet, before the flood',
 };
 
 export function figuresOf(report: Partial<BenchReport>): CaseFigures {

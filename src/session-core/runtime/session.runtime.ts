@@ -95,7 +95,7 @@ export class SessionRuntime {
     if (command.type === 'append') {
       if (this.limited) return;
       this.idle?.seen();
-    } else if (!this.takeControl()) return;
+    } else if (!this.control()) return;
     this.dispatch(command);
   }
 
@@ -105,11 +105,12 @@ export class SessionRuntime {
   }
 
   /**
-   * Counts one control message against the socket's limit, for a dialect that handles some client
-   * events itself (Realtime conversation items and responses): false once the session is ending for
-   * breaking it, and then the message must be dropped.
+   * A control message the dialect handles on its own, with no command for the session (Deepgram's
+   * KeepAlive, a Flux Configure it refuses, Realtime conversation items and responses): it costs the
+   * socket's control rate like any other, so that no kind of message floods past the limit. False when it must be dropped: the limit
+   * is broken (the client is told and the session ends) or was already.
    */
-  takeControl(): boolean {
+  control(): boolean {
     if (this.limited) return false;
     if (this.controlRate.take(this.clock.now())) return true;
     this.overLimit('control_rate');

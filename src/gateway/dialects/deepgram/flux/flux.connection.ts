@@ -59,10 +59,11 @@ export class FluxConnection {
       case 'configure':
         return this.configure(message.thresholds, message.keyterms);
       case 'configure_invalid':
-        return this.runtime.sendDialectFrame(this.renderer.configureFailure());
+        if (this.runtime.control()) this.runtime.sendDialectFrame(this.renderer.configureFailure());
+        return;
       case 'force_end_turn':
         // Nothing heard since the last end: there is no turn to end (a commit would be refused).
-        if (!this.heardSinceTurnEnd) return;
+        if (!this.heardSinceTurnEnd) return void this.runtime.control();
         this.heardSinceTurnEnd = false;
         return this.runtime.handle({ type: 'commit' });
       case 'close_stream':
@@ -90,7 +91,8 @@ export class FluxConnection {
         eotTimeoutMs: thresholds.eot_timeout_ms ?? this.settings.eotTimeoutMs,
       });
     } catch {
-      return this.runtime.sendDialectFrame(this.renderer.configureFailure());
+      if (this.runtime.control()) this.runtime.sendDialectFrame(this.renderer.configureFailure());
+      return;
     }
     this.settings = next;
     if (keyterms !== null) this.keyterms = keyterms;

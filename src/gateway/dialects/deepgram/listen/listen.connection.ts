@@ -59,6 +59,7 @@ export class ListenConnection {
         return;
       }
       case 'keep_alive':
+        this.runtime.control();
         return;
       case 'finalize':
         return this.runtime.handle({ type: 'commit' });

@@ -112,7 +112,7 @@ export class RealtimeConversationConnection implements EventRenderer {
   onMessage(frame: ClientFrame, isBinary: boolean): void {
     const parsed = parseConversationFrame(frame, isBinary, this.context);
     // What the runtime handles it counts itself; items and responses are counted here.
-    if (CONVERSATION_REQUESTS.has(parsed.type) && !this.runtime.takeControl()) return;
+    if (CONVERSATION_REQUESTS.has(parsed.type) && !this.runtime.control()) return;
     if (this.waiting === null) return this.handle(parsed);
     if (this.waiting.length < MAX_WAITING) this.waiting.push(parsed);
     else
