@@ -343,6 +343,7 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
       .filter((type) => type !== 'error');
     expect(kinds).toEqual([
       'response.created',
+      'rate_limits.updated',
       'response.output_item.added',
       'conversation.item.added',
       'response.content_part.added',
