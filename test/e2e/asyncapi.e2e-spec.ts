@@ -24,8 +24,8 @@ const UTTERANCE = Buffer.concat([tone(1200), silence(800)]);
 
 /**
  * Whether each channel's real parser accepts a client message (a new channel adds its parser here).
- * The two channels of /v1/realtime have their own: a transcription example must not pass for a
- * conversation one, nor the other way round.
+ * The two channels of /v1/realtime have one parser each, as their sessions do: the transcription
+ * parser refuses the conversation events, and the conversation parser a `transcription` session.update.
  */
 const ACCEPTS: Record<string, (text: string) => boolean> = {
   live: (text) =>

@@ -8,7 +8,6 @@
  */
 import type { MessageDoc, SocketDialectDoc } from '../../../../platform/openapi/socket-dialect-doc';
 import {
-  anyJson,
   array,
   bool,
   constant,
@@ -137,7 +136,10 @@ const SCHEMAS: Record<string, JsonSchema> = {
   ),
   RealtimeConversationTool: object(
     { type: constant('function'), name: str('1 to 64 letters, digits, `_` or `-`; unique.') },
-    { description: str(), parameters: anyJson('A JSON Schema object, passed to the chat model as given.') },
+    {
+      description: str(),
+      parameters: openObject({}, {}, 'A JSON Schema object, passed to the chat model as given.'),
+    },
   ),
   RealtimeConversationSession: object({
     type: constant('realtime'),
@@ -146,7 +148,7 @@ const SCHEMAS: Record<string, JsonSchema> = {
     model: constant(VOICECHAT, 'The model’s id, not the alias the client named.'),
     output_modalities: modalities,
     instructions: str(),
-    tools: array(object({ type: constant('function'), name: str(), description: str(), parameters: anyJson() })),
+    tools: array(object({ type: constant('function'), name: str(), description: str(), parameters: openObject({}) })),
     tool_choice: toolChoice,
     max_output_tokens: maxTokens,
     tracing,
@@ -416,7 +418,7 @@ const CLIENT: Record<string, MessageDoc> = {
               description: 'The context instead of the conversation.',
             },
             metadata,
-            audio: object({}, { output: object({}, { voice: constant(VOICE), format: nullable(pcmIn) }) }),
+            audio: object({}, { output: object({}, { voice: constant(VOICE), format: pcmIn }) }),
             prompt: { type: 'null', description: 'Any prompt reference is `unsupported_parameter`.' },
           },
         ),
