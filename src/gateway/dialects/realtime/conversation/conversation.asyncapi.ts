@@ -145,7 +145,8 @@ const SCHEMAS: Record<string, JsonSchema> = {
     type: constant('realtime'),
     object: constant('realtime.session'),
     id: str(),
-    model: constant(VOICECHAT, 'The model’s id, not the alias the client named.'),
+    // The session's own model (a live client secret's, when one opened it), so not a constant.
+    model: str(`The model’s id (\`${VOICECHAT}\`), not the alias the client named.`),
     output_modalities: modalities,
     instructions: str(),
     tools: array(object({ type: constant('function'), name: str(), description: str(), parameters: openObject({}) })),
