@@ -73,5 +73,9 @@ export interface Dialect<Q = unknown> {
   /** Headers added to the 101 answer, e.g. the session id under the name the protocol's SDKs read. */
   upgradeHeaders?(sessionId: string): string[];
   connect(socket: DialectSocket<Q>): DialectConnection;
-  readonly asyncapi: SocketDialectDoc;
+  /**
+   * Its AsyncAPI channels: one per kind of session whose events differ (the Realtime socket's
+   * transcription and conversation sessions share an address, not their messages).
+   */
+  readonly asyncapi: readonly SocketDialectDoc[];
 }

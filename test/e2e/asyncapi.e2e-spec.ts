@@ -5,6 +5,11 @@ import { parseFluxFrame } from '../../src/gateway/dialects/deepgram/flux/flux.pr
 import { parseListenFrame } from '../../src/gateway/dialects/deepgram/listen/listen.protocol';
 import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame } from '../../src/gateway/dialects/live/live.protocol';
 import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from '../../src/gateway/dialects/realtime/realtime.protocol';
+import { parseConversationFrame } from '../../src/gateway/dialects/realtime/conversation/conversation.protocol';
+import { chatBody, startFakeChatServer, type ChatPlan } from '../../src/engines/cascade/testing/fake-chat-server';
+import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-speech-server';
+import type { RecordedRequest, RecordingServer } from '../../src/engines/cascade/testing/recording-server';
+import { VOICECHAT } from '../../src/session-core';
 import { buildAsyncApiDocument } from '../../src/platform/openapi/asyncapi-document';
 import { ASYNCAPI_INPUTS } from '../../src/gateway/dialects';
 import { chunks, silence, tone } from '../support/audio';
@@ -17,12 +22,22 @@ const COMMITTED = join(__dirname, '../../asyncapi/asyncapi.json');
 /** One utterance for the scripted engine: speech, then more than the 500 ms VAD pause. */
 const UTTERANCE = Buffer.concat([tone(1200), silence(800)]);
 
-/** Whether each dialect's real parser accepts a client message (a new dialect adds its parser here). */
+/**
+ * Whether each channel's real parser accepts a client message (a new channel adds its parser here).
+ * The two channels of /v1/realtime have one parser each, as their sessions do: the transcription
+ * parser refuses the conversation events, and the conversation parser a `transcription` session.update.
+ */
 const ACCEPTS: Record<string, (text: string) => boolean> = {
   live: (text) =>
     parseLiveFrame(text, false, { lock: null, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES }).type !== 'reject',
   realtime: (text) =>
     parseRealtimeFrame(text, false, { maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES }).type !== 'reject',
+  'realtime-conversation': (text) =>
+    parseConversationFrame(text, false, {
+      maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES,
+      model: VOICECHAT,
+      aliases: new Map([['gpt-realtime', VOICECHAT]]),
+    }).type !== 'reject',
   listen: (text) => !['invalid', 'audio'].includes(parseListenFrame(text, false).kind),
   flux: (text) => !['invalid', 'configure_invalid', 'audio'].includes(parseFluxFrame(text, false).kind),
 };
@@ -195,6 +210,159 @@ describe('AsyncAPI document of the sockets', () => {
     await c.waitFor((e) => e.type === 'error' && e.error.code === 'session_expired', 8000);
     await c.waitClosed();
     expect(conform('realtime', c)).toEqual([]);
+  });
+
+  describe('a conversation session (a cascade with fake chat and speech upstreams)', () => {
+    let conv: TestApp;
+    let convKey: string;
+    let chat: RecordingServer;
+    let speech: RecordingServer;
+
+    /** What the fake chat model answers: a tool call for the time, its result spoken, the rest by the text asked for. */
+    const plan = (request: RecordedRequest): ChatPlan => {
+      // The last message decides: the whole context is sent every time.
+      const last = chatBody(request).messages.at(-1);
+      const text = last?.content ?? '';
+      if (last?.role === 'tool') return { kind: 'reply', pieces: ['It is', ' noon.'] };
+      if (text.includes('What time')) {
+        return {
+          kind: 'tool_calls',
+          calls: [{ id: 'call_1', name: 'get_time', argumentPieces: ['{"tz":', '"UTC"}'] }],
+        };
+      }
+      // Long and slow enough to be cancelled while it runs.
+      if (text.includes('Tell a long story')) {
+        return { kind: 'reply', pieces: Array.from({ length: 40 }, () => 'Once upon a time. '), delayMs: 200 };
+      }
+      return { kind: 'reply', pieces: ['A short', ' answer.'] };
+    };
+
+    beforeAll(async () => {
+      chat = await startFakeChatServer(plan);
+      speech = await startFakeSpeechServer(() => ({ msPerChar: 5, chunkMs: 100, chunkEveryMs: 5 }));
+      const engines = {
+        engines: {
+          // The scripted engine hears loudness: a spoken turn without a recogniser's weight.
+          listen: { kind: 'scripted' },
+          voicechat: {
+            kind: 'cascade',
+            listener: 'listen',
+            languages: ['en'],
+            chat: { url: chat.baseUrl, model: 'llama-3.2-3b-instruct', maxTokens: 80, timeoutMs: 5000 },
+            speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart', timeoutMs: 5000 },
+          },
+        },
+        models: { 'vendor-asr-streaming': 'listen', [VOICECHAT]: 'voicechat' },
+      };
+      conv = await startTestApp(databaseTargets()[0], { env: { ENGINES_JSON: JSON.stringify(engines) } });
+      ({ apiKey: convKey } = await conv.newProject());
+    }, 120_000);
+    afterAll(async () => {
+      await conv?.close();
+      await chat?.close();
+      await speech?.close();
+    });
+
+    it('describes every frame: items, a tool call and its answer, text, a cancel, a spoken turn, refusals', async () => {
+      const c = await SocketClient.open(`${conv.baseUrl.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
+        headers: { authorization: `Bearer ${convKey}` },
+      });
+      const nth = (type: string, n: number, timeoutMs = 10_000) =>
+        c.waitFor(() => c.ofType(type).length >= n, timeoutMs).then(() => c.ofType(type)[n - 1]);
+      await c.waitFor('session.created');
+      c.send({
+        type: 'session.update',
+        session: {
+          type: 'realtime',
+          instructions: 'You are Aria.',
+          tools: [{ type: 'function', name: 'get_time', description: 'The time', parameters: { type: 'object' } }],
+          tool_choice: 'auto',
+          max_output_tokens: 200,
+          tracing: 'auto',
+          audio: {
+            input: {
+              transcription: { model: 'gpt-4o-mini-transcribe' },
+              turn_detection: { type: 'server_vad', create_response: true, interrupt_response: true },
+            },
+          },
+        },
+      });
+      await c.waitFor('session.updated');
+      c.send({ type: 'output_audio_buffer.clear', event_id: 'webrtc' });
+      c.send({ type: 'conversation.item.retrieve', item_id: 'nope', event_id: 'missing' });
+      c.send({ type: 'response.cancel' });
+      c.send({ type: 'input_audio_buffer.commit', event_id: 'empty' });
+
+      // A text turn whose answer is a tool call; its output; the spoken answer.
+      c.send({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What time is it?' }] },
+      });
+      c.send({ type: 'response.create' });
+      await nth('response.done', 1);
+      c.send({
+        type: 'conversation.item.create',
+        item: { type: 'function_call_output', call_id: 'call_1', output: '{"time":"12:00"}' },
+      });
+      c.send({ type: 'response.create' });
+      const spoken = await nth('response.done', 2);
+      const answer = spoken.response.output[0].id;
+      c.send({ type: 'conversation.item.retrieve', item_id: answer });
+      c.send({ type: 'conversation.item.truncate', item_id: answer, content_index: 0, audio_end_ms: 100 });
+      await c.waitFor('conversation.item.truncated');
+
+      // Out of band, text only; then one cancelled while it runs (a second one meanwhile is refused).
+      c.send({
+        type: 'response.create',
+        response: { conversation: 'none', output_modalities: ['text'], metadata: { purpose: 'summary' } },
+      });
+      await nth('response.done', 3);
+      c.send({
+        type: 'conversation.item.create',
+        item: {
+          id: 'story',
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: 'Tell a long story' }],
+        },
+      });
+      c.send({ type: 'response.create' });
+      const story = (await nth('response.created', 4)).response.id;
+      await c.waitFor((e) => e.type === 'response.output_audio.delta' && e.response_id === story);
+      c.send({ type: 'response.create', event_id: 'second' });
+      c.send({ type: 'response.cancel' });
+      await c.waitFor((e) => e.type === 'response.done' && e.response.status === 'cancelled');
+      c.send({ type: 'conversation.item.delete', item_id: 'story' });
+      await c.waitFor('conversation.item.deleted');
+
+      // A spoken turn, answered on its own (create_response); a clear.
+      for (const chunk of chunks(UTTERANCE, 100))
+        c.send({ type: 'input_audio_buffer.append', audio: chunk.toString('base64') });
+      await c.waitFor('conversation.item.input_audio_transcription.completed');
+      await nth('response.done', 5, 15_000);
+      c.send({ type: 'input_audio_buffer.clear' });
+      await c.waitFor('input_audio_buffer.cleared');
+      c.ws.close(1000);
+      await c.waitClosed();
+
+      const codes = new Set(c.ofType('error').map((e) => e.error.code));
+      for (const code of [
+        'unsupported_event',
+        'item_not_found',
+        'response_cancel_not_active',
+        'conversation_already_has_active_response',
+        'input_audio_buffer_commit_empty',
+      ]) {
+        expect({ code, seen: codes.has(code) }).toEqual({ code, seen: true });
+      }
+      const documented = doc.operations['realtime-conversation.server'].messages.map((m: { $ref: string }) =>
+        m.$ref.split('/').pop(),
+      );
+      const seen = new Set(c.events.map((e) => e.type));
+      // The session above sends every documented server message: none is documented untried.
+      expect(documented.filter((type: string) => !seen.has(type))).toEqual([]);
+      expect(conform('realtime-conversation', c)).toEqual([]);
+    }, 90_000);
   });
 
   it('describes every frame of a real Deepgram session', async () => {

@@ -16,7 +16,7 @@ export const DIALECTS: readonly Dialect<any>[] = [LIVE_DIALECT, REALTIME_DIALECT
 
 /** What the AsyncAPI document is built from: the dialects' channels, the close reasons and the close rules. */
 export const ASYNCAPI_INPUTS: AsyncApiInputs = {
-  dialects: DIALECTS.map((dialect) => dialect.asyncapi),
+  dialects: DIALECTS.flatMap((dialect) => dialect.asyncapi),
   closeReasons: CLOSE_REASONS,
   closeOutcome: (cause) => closeOutcome(cause as CloseCause),
 };

@@ -22,5 +22,5 @@ export const LIVE_DIALECT: Dialect<void> = {
     void connection.runtime.done.finally(() => clock.clearTimer(startTimer));
     return connection;
   },
-  asyncapi: LIVE_ASYNCAPI,
+  asyncapi: [LIVE_ASYNCAPI],
 };

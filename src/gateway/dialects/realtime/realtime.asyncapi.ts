@@ -3,7 +3,7 @@
  * document. The conformance test sends every example through parseRealtimeFrame and validates the
  * frames a real session sends against these schemas.
  */
-import type { MessageDoc, SocketDialectDoc } from '../../../platform/openapi/socket-dialect-doc';
+import type { MessageDoc, SessionEndDoc, SocketDialectDoc } from '../../../platform/openapi/socket-dialect-doc';
 import {
   anyJson,
   array,
@@ -57,8 +57,8 @@ export const REALTIME_ERROR_CODES = [
   'idle_timeout',
 ] as const;
 
-const clientId = { event_id: str('The client’s id; an `error` about this event carries it.') };
-const serverId = { event_id: str('Server event id (`event_<n>`).') };
+export const clientId = { event_id: str('The client’s id; an `error` about this event carries it.') };
+export const serverId = { event_id: str('Server event id (`event_<n>`).') };
 const item = { item_id: str('`item_<session id suffix>_<n>`.') };
 const transcription = { ...item, content_index: constant(0) };
 
@@ -229,6 +229,50 @@ const SERVER: Record<string, MessageDoc> = {
   },
 };
 
+/** How a session on /v1/realtime ends, whichever kind it is: both channels of the address share it. */
+export const REALTIME_SESSION_ENDS: readonly SessionEndDoc[] = [
+  {
+    how: 'the client closes the socket (1000, 1001 or no code: the SDK’s or a browser’s close)',
+    cause: { kind: 'client' },
+    lastMessages: '-',
+  },
+  {
+    how: 'the socket drops (no close handshake, or an error code)',
+    cause: { kind: 'transport_lost' },
+    lastMessages: '-',
+  },
+  { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: '`error` `session_expired`' },
+  { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`error` `session_deleted`' },
+  {
+    how: 'the API key behind the session is revoked',
+    cause: { kind: 'key_revoked' },
+    lastMessages: '`error` `key_revoked`',
+  },
+  {
+    how: 'the client stops reading (4 MiB unsent)',
+    cause: { kind: 'client_not_reading' },
+    lastMessages: '`error` `client_not_reading`',
+  },
+  {
+    how: 'no answer to the server’s pings',
+    cause: { kind: 'keepalive_timeout' },
+    lastMessages: '-',
+  },
+  { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`error` `server_shutdown`' },
+  { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`error` `engine_failed`' },
+  {
+    how: 'no worker left for a remote engine',
+    cause: { kind: 'engine_unavailable', message: '' },
+    lastMessages: '`error` `engine_error`, then `error` `engine_unavailable`',
+  },
+  ...implicitStartFailures({ capacity: '`error` `capacity_exhausted`', failure: '`error` `internal_error`' }),
+  ...sessionGuardEnds({
+    idle: '`error` `idle_timeout`',
+    limit: '`error` `rate_limit_exceeded`',
+    fault: '`error` `internal_error`',
+  }),
+];
+
 export const REALTIME_ASYNCAPI: SocketDialectDoc = {
   id: 'realtime',
   address: '/v1/realtime',
@@ -242,17 +286,17 @@ export const REALTIME_ASYNCAPI: SocketDialectDoc = {
     'the beta `transcription_session.update` is `invalid_value`. Binary frames are `invalid_event`.',
     'Usage is not sent in-band: read it over REST.',
     '',
-    `Conversation sessions (\`?model=${VOICECHAT}\`, an operator's alias of it such as \`gpt-realtime\`, or a client ` +
-      'secret of a `realtime` session) speak OpenAI’s GA conversation events on this address; their events are ' +
-      'listed in docs/api.md ("Realtime conversation sessions"), not in this channel yet.',
+    `Conversation sessions on this address (\`?model=${VOICECHAT}\` or an alias of it) are the channel ` +
+      '`realtime-conversation`.',
   ].join('\n'),
   query: openObject(
     {},
     {
       intent: constant('transcription', 'What the SDK sends; leaving it out means the same.'),
       model: oneOfValues(
-        [TRANSCRIPTION_MODEL, ...OPENAI_TRANSCRIPTION_MODELS, VOICECHAT],
-        `${VOICECHAT} (or an alias of it in REALTIME_MODEL_ALIASES) opens a conversation session; any other model is 400.`,
+        [TRANSCRIPTION_MODEL, ...OPENAI_TRANSCRIPTION_MODELS],
+        `All served by ${TRANSCRIPTION_MODEL}. ${VOICECHAT} (or an alias of it) opens a conversation session ` +
+          '(channel `realtime-conversation`); any other model is 400.',
       ),
       token: str('A client secret (browsers).'),
     },
@@ -262,47 +306,6 @@ export const REALTIME_ASYNCAPI: SocketDialectDoc = {
   errorCodes: REALTIME_ERROR_CODES,
   clientMessages: CLIENT,
   serverMessages: SERVER,
-  sessionEnds: [
-    {
-      how: 'the client closes the socket (1000, 1001 or no code: the SDK’s or a browser’s close)',
-      cause: { kind: 'client' },
-      lastMessages: '-',
-    },
-    {
-      how: 'the socket drops (no close handshake, or an error code)',
-      cause: { kind: 'transport_lost' },
-      lastMessages: '-',
-    },
-    { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: '`error` `session_expired`' },
-    { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`error` `session_deleted`' },
-    {
-      how: 'the API key behind the session is revoked',
-      cause: { kind: 'key_revoked' },
-      lastMessages: '`error` `key_revoked`',
-    },
-    {
-      how: 'the client stops reading (4 MiB unsent)',
-      cause: { kind: 'client_not_reading' },
-      lastMessages: '`error` `client_not_reading`',
-    },
-    {
-      how: 'no answer to the server’s pings',
-      cause: { kind: 'keepalive_timeout' },
-      lastMessages: '-',
-    },
-    { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`error` `server_shutdown`' },
-    { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`error` `engine_failed`' },
-    {
-      how: 'no worker left for a remote engine',
-      cause: { kind: 'engine_unavailable', message: '' },
-      lastMessages: '`error` `engine_error`, then `error` `engine_unavailable`',
-    },
-    ...implicitStartFailures({ capacity: '`error` `capacity_exhausted`', failure: '`error` `internal_error`' }),
-    ...sessionGuardEnds({
-      idle: '`error` `idle_timeout`',
-      limit: '`error` `rate_limit_exceeded`',
-      fault: '`error` `internal_error`',
-    }),
-  ],
+  sessionEnds: REALTIME_SESSION_ENDS,
   schemas: SCHEMAS,
 };

@@ -3,6 +3,7 @@ import type { Dialect } from '../../dialect';
 import { wsTransport } from '../../connection/ws-transport';
 import { REALTIME_ASYNCAPI } from './realtime.asyncapi';
 import { RealtimeConnection } from './realtime.connection';
+import { REALTIME_CONVERSATION_ASYNCAPI } from './conversation/conversation.asyncapi';
 import { conversationConfig, RealtimeConversationConnection } from './conversation/conversation.connection';
 import { checkRealtimeQuery, type RealtimeQuery } from './realtime.query';
 
@@ -37,5 +38,5 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
           transport: wsTransport(ws),
           checkLanguage: (language, param) => models.checkLanguage(config!.model, language, param),
         }),
-  asyncapi: REALTIME_ASYNCAPI,
+  asyncapi: [REALTIME_ASYNCAPI, REALTIME_CONVERSATION_ASYNCAPI],
 };

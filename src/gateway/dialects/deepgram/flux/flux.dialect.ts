@@ -20,5 +20,5 @@ export const FLUX_DIALECT: Dialect<FluxOptions> = {
       engine: engines.for(config!.model),
       transport: listenTransport(ws),
     }),
-  asyncapi: FLUX_ASYNCAPI,
+  asyncapi: [FLUX_ASYNCAPI],
 };

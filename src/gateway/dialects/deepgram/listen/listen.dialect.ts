@@ -21,5 +21,5 @@ export const LISTEN_DIALECT: Dialect<ListenOptions> = {
       engine: engines.for(config!.model),
       transport: listenTransport(ws),
     }),
-  asyncapi: LISTEN_ASYNCAPI,
+  asyncapi: [LISTEN_ASYNCAPI],
 };

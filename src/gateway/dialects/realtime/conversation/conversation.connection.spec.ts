@@ -176,4 +176,20 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     const types = transport.types();
     expect(types.lastIndexOf('session.updated')).toBeLessThan(types.indexOf('response.created'));
   });
+
+  it("answers an event refused because the session is ending with nothing of its own: the end's error says why", async () => {
+    const { connection } = await open(new RespondingEngine());
+    const closing = {
+      code: 'session_closed',
+      message: 'the session is closing',
+      param: null,
+      origin: 'client' as const,
+    };
+    expect(connection.render({ type: 'error', error: closing })).toBeNull();
+    const other = { ...closing, code: 'invalid_value', message: 'bad' };
+    expect(JSON.parse(String(connection.render({ type: 'error', error: other })))).toMatchObject({
+      type: 'error',
+      error: { code: 'invalid_value' },
+    });
+  });
 });

@@ -162,6 +162,9 @@ export class RealtimeConversationConnection implements EventRenderer {
         return this.frames(this.model.audioDone(event.itemId, event.interrupted));
       case 'error':
         this.reconfigured(); // a refused change (session_config_locked) reopens nothing
+        // As on the transcription half: an event refused because the session is ending is answered
+        // by the end's own error, since clients take the first error as fatal.
+        if (event.error.code === 'session_closed') return null;
         return this.out.conversation({ type: 'error', error: event.error });
       case 'closed': {
         this.waiting = null;
