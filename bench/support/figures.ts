@@ -4,7 +4,7 @@
  * its headline and targets; a case that adds figures to its results adds an extractor here.
  */
 import { endOfTurnFigures, meterFigures, replicaFigures } from './figures-turns-and-replicas';
-import { voiceFigures } from './figures-voice';
+import { conversationFigures, voiceFigures } from './figures-voice';
 import type { BenchReport } from './report';
 
 export interface FigureRow {
@@ -43,6 +43,7 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
   meter: meterFigures,
   replicas: replicaFigures,
   voice: voiceFigures,
+  conversation: conversationFigures,
 };
 
 /** What each case measures its figures against, side by side in the same run. */
@@ -57,6 +58,8 @@ export const BASELINES: Record<string, string> = {
   meter: 'metering every 62 frames',
   replicas: 'the same DELETE on the replica that holds the socket',
   voice: 'the embedded engine ending turns on a fixed 500 ms of silence (`end_of_turn: null`)',
+  conversation:
+    'the live voicechat path (`/v1/live/sessions`): the same cascade, clip and 240 ms VAD silence, its turns alternating with the conversation path’s',
 };
 
 export function figuresOf(report: Partial<BenchReport>): CaseFigures {
