@@ -1,8 +1,8 @@
 /**
  * The server's side of a timeline, for benches that run the service in their own process: wraps
  * the engine that serves a model so that each stream's decisive calls (commit: the end of a turn;
- * interrupt: barge-in; prepareResponse: an eager answer) and events are stamped with
- * performance.now(), the clock the bench's client uses too. It only watches: every call and event
+ * interrupt: barge-in; prepareResponse: an eager answer; respond: a conversation session's answer)
+ * and events are stamped with performance.now(), the clock the bench's client uses too. It only watches: every call and event
  * passes through unchanged, optional methods only where the engine has them.
  */
 import type { EngineEvent, EngineStream, SpeechEngine } from '../../src/engines/contract';
@@ -57,6 +57,13 @@ export class EngineTap {
           stream.prepareResponse!(transcript);
         };
       if (stream.discardPreparedResponse) tapped.discardPreparedResponse = () => stream.discardPreparedResponse!();
+      // Conversation sessions answer through respond(): the moment the session asks is a mark.
+      if (stream.respond)
+        tapped.respond = (request, responseSink) => {
+          mark('respond');
+          stream.respond!(request, responseSink);
+        };
+      if (stream.cancelResponse) tapped.cancelResponse = (responseId) => stream.cancelResponse!(responseId);
       return tapped;
     };
     return tap;

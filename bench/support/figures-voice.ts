@@ -79,3 +79,62 @@ export function voiceFigures(r: Json, t: Json): CaseFigures {
 function pair(d: Json | undefined): string | null {
   return d && d.p50 !== undefined && d.p50 !== null ? `${d.p50} / ${d.p95}` : null;
 }
+
+/** The conversation case: the Realtime conversation path, the live voicechat path as its baseline. */
+export function conversationFigures(r: Json, t: Json): CaseFigures {
+  const c: Json = r.conversation ?? {};
+  const l: Json = r.live ?? {};
+  const cs: Json = c.sessionLayerStagesMs ?? {};
+  const ls: Json = l.sessionLayerStagesMs ?? {};
+  const triple = (d: Json | undefined) =>
+    d && d.p50 !== undefined && d.p50 !== null ? `${d.p50} / ${d.p95} / ${d.p99}` : null;
+  return {
+    rows: [
+      {
+        figure: `session layer's addition p99, ms (${c.sessionLayerMs?.count ?? '—'} turns)`,
+        value: c.sessionLayerMs?.p99,
+        baseline: l.sessionLayerMs?.p99,
+        target: `< ${t.conversationSessionLayerP99UnderMs}`,
+      },
+      {
+        figure: "session layer's addition p50 / p95, ms",
+        value: pair(c.sessionLayerMs),
+        baseline: pair(l.sessionLayerMs),
+      },
+      {
+        figure: 'voice to voice p50 / p95 / p99, ms',
+        value: triple(c.voiceToVoiceMs),
+        baseline: triple(l.voiceToVoiceMs),
+      },
+      {
+        figure: 'end-of-turn wait (VAD silence) p50 / p99, ms',
+        value: `${c.endOfTurnWaitMs?.p50} / ${c.endOfTurnWaitMs?.p99}`,
+        baseline: `${l.endOfTurnWaitMs?.p50} / ${l.endOfTurnWaitMs?.p99}`,
+      },
+      {
+        figure: "the upstreams' own time p50 / p99, ms",
+        value: `${c.upstreamsMs?.p50} / ${c.upstreamsMs?.p99}`,
+        baseline: `${l.upstreamsMs?.p50} / ${l.upstreamsMs?.p99}`,
+      },
+      { figure: 'turns that failed', value: c.failures?.length, baseline: l.failures?.length },
+      {
+        figure: 'event-loop delay p99 / max over the run, ms',
+        value: `${r.eventLoopDelayMs?.p99} / ${r.eventLoopDelayMs?.max}`,
+      },
+    ],
+    extra: [
+      {
+        title: "The session layer's addition by stage, p50 / p95 / p99 ms",
+        columns: ['stage', 'conversation', 'live'],
+        rows: [
+          ['turn-ending chunk sent → speech_stopped', triple(cs.toSpeechStopped), triple(ls.toSpeechStopped)],
+          ['speech_stopped → respond() (conversation only)', triple(c.speechStoppedToRespondMs), '—'],
+          ['speech_stopped → chat request at the fake', triple(cs.toChat), triple(ls.toChat)],
+          ['chat answer → speech request at the fake', triple(cs.toSpeech), triple(ls.toSpeech)],
+          ['first speech bytes → engine output audio', triple(cs.toEngineAudio), triple(ls.toEngineAudio)],
+          ['engine output audio → first delta at the client', triple(cs.transport), triple(ls.transport)],
+        ],
+      },
+    ],
+  };
+}

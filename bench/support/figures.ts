@@ -5,7 +5,7 @@
  */
 import { controlFloodFigures } from './figures-control-flood';
 import { endOfTurnFigures, meterFigures, replicaFigures } from './figures-turns-and-replicas';
-import { voiceFigures } from './figures-voice';
+import { conversationFigures, voiceFigures } from './figures-voice';
 import type { BenchReport } from './report';
 
 export interface FigureRow {
@@ -45,6 +45,7 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
   replicas: replicaFigures,
   voice: voiceFigures,
   'control-flood': controlFloodFigures,
+  conversation: conversationFigures,
 };
 
 /** What each case measures its figures against, side by side in the same run. */
@@ -60,6 +61,8 @@ export const BASELINES: Record<string, string> = {
   replicas: 'the same DELETE on the replica that holds the socket',
   voice: 'the embedded engine ending turns on a fixed 500 ms of silence (`end_of_turn: null`)',
   'control-flood': 'the same sessions open and quiet, before the flood',
+  conversation:
+    'the live voicechat path (`/v1/live/sessions`): the same cascade, clip and 240 ms VAD silence, its turns alternating with the conversation path’s',
 };
 
 export function figuresOf(report: Partial<BenchReport>): CaseFigures {
