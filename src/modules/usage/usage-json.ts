@@ -44,9 +44,7 @@ const int = (value: string | null): string => (value === null ? 'null' : String(
 
 /** A session's token totals: both columns are written together at close; either null means none. */
 const tokens = (input: string | null, output: string | null): string =>
-  input === null || output === null
-    ? 'null'
-    : `{"input_tokens":${Number(input)},"output_tokens":${Number(output)}}`;
+  input === null || output === null ? 'null' : `{"input_tokens":${Number(input)},"output_tokens":${Number(output)}}`;
 
 /** NDJSON: one normalized meter event per line, exactly the four fields of the schema. */
 export function meterEventLines(rows: readonly MeterEventRow[]): Buffer {
