@@ -5,6 +5,17 @@ import { ENGINE_REGISTRY } from '../../engines/registry/engine-registry';
 import { newSessionId } from './session-id';
 import { SessionsModule } from './sessions.module';
 import { SessionsService } from './sessions.service';
+import type { SessionAudioConfig } from './entities/session.entity';
+
+const AUDIO: SessionAudioConfig = {
+  input: {
+    format: { type: 'audio/pcm', rate: 24000 },
+    transcription: { language: 'auto' },
+    turn_detection: null,
+    noise_reduction: null,
+  },
+  output: null,
+};
 
 /**
  * The sessions module records a conversation's token totals with its close, and shows them as
@@ -31,8 +42,8 @@ describe.each(databaseTargets())('session close with token totals on %s', (targe
     const id = newSessionId();
     await t.dataSource.query(
       `INSERT INTO sessions (id, project_id, type, model, status, pool, region, started_at, audio, frames, cost_micros)
-       VALUES ($1, $2, 'live', 'vendor-voicechat', 'active', 'default', 'local', now(), '{}', 25, 2000)`,
-      [id, principal.projectId],
+       VALUES ($1, $2, 'live', 'vendor-voicechat', 'active', 'default', 'local', now(), $3, 25, 2000)`,
+      [id, principal.projectId, JSON.stringify(AUDIO)],
     );
     return id;
   };
