@@ -15,10 +15,15 @@ import { AudioResponseDto, toSessionAudioResponse } from './session-audio.dto';
  * Token totals a conversation session's chat upstream reported over its responses (the sum of their
  * `response.done.usage`), recorded when the session closes. Detail only: billing is input audio frames.
  */
-@ApiSchema({ name: 'SessionTokensResponse' })
+@ApiSchema({
+  name: 'SessionTokensResponse',
+  description: "A conversation session's token totals as its upstream reported them (detail, not billed).",
+})
 export class SessionTokensDto {
+  /** Input (prompt) tokens over the session's responses. */
   @ApiProperty({ type: 'integer' })
   input_tokens: number;
+  /** Output (completion) tokens over the session's responses. */
   @ApiProperty({ type: 'integer' })
   output_tokens: number;
 }
