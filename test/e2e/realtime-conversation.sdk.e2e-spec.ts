@@ -180,11 +180,34 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     const sessionId = events.find((e) => e.type === 'session.created')!.session.id;
     session.close();
     await waitFor(async () => (await rest(`/v1/sessions/${sessionId}`)).status === 'closed', 10_000);
-    expect(await rest(`/v1/sessions/${sessionId}`)).toMatchObject({
+    const closed = await rest(`/v1/sessions/${sessionId}`);
+    expect(closed).toMatchObject({
       type: 'live',
       model: 'vendor-voicechat',
       close_reason: 'close_requested',
     });
+
+    // The tokens its responses reported are kept as detail of the session, equal in every view.
+    const reported = events
+      .filter((e) => e.type === 'response.done')
+      .reduce(
+        (sum, e) => ({
+          input_tokens: sum.input_tokens + e.response.usage.input_tokens,
+          output_tokens: sum.output_tokens + e.response.usage.output_tokens,
+        }),
+        { input_tokens: 0, output_tokens: 0 },
+      );
+    expect(reported).toEqual({
+      input_tokens: 2 * FAKE_USAGE.prompt_tokens,
+      output_tokens: 2 * FAKE_USAGE.completion_tokens,
+    });
+    expect(closed.usage.tokens).toEqual(reported);
+    const listed = (await rest('/v1/sessions?limit=100')).data.find((s: { id: string }) => s.id === sessionId);
+    expect(listed.usage).toEqual(closed.usage);
+    const exported = (await rest('/v1/usage/export')).data.find(
+      (s: { session_id: string }) => s.session_id === sessionId,
+    );
+    expect(exported).toMatchObject({ frames: closed.usage.frames, cost_usd: closed.usage.cost_usd, tokens: reported });
   }, 60_000);
 
   it("answers the Agents SDK's spoken turn with its default configuration (semantic_vad, pcm 24 kHz, an OpenAI transcriber)", async () => {

@@ -70,7 +70,7 @@ describe.each(databaseTargets())('sessions on %s', (target) => {
         close_reason: null,
         metadata: { who: 'me' },
         audio: session.audio,
-        usage: { frames: 0, seconds: 0, cost_usd: '0.000000' },
+        usage: { frames: 0, seconds: 0, cost_usd: '0.000000', tokens: null },
       });
       expect(Math.abs(body.created_at - Date.now() / 1000)).toBeLessThan(5);
     });
@@ -89,7 +89,7 @@ describe.each(databaseTargets())('sessions on %s', (target) => {
         started_at: expect.any(Number),
         ended_at: expect.any(Number),
       });
-      expect(body.usage).toEqual({ frames: 1001, seconds: 80.08, cost_usd: '0.008008' });
+      expect(body.usage).toEqual({ frames: 1001, seconds: 80.08, cost_usd: '0.008008', tokens: null });
     });
 
     it('shows a pending session whose secret lapsed as expired before the sweeper runs', async () => {

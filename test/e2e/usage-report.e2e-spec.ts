@@ -29,6 +29,8 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
       endedAt: utc('2026-01-11T00:00:06'),
       metadata: { customer: 'acme', note: 'quote " and \\ kept' },
     });
+    // a is a conversation: its upstream's token totals were recorded with its close.
+    await ds.query(`UPDATE sessions SET input_tokens = 91, output_tokens = 14 WHERE id = $1`, [a]);
     b = await insertSession(ds, {
       projectId,
       model: ASR,
@@ -98,6 +100,7 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
             seconds: 10.72,
             cost_usd: '0.010720',
             metadata: { customer: 'acme', note: 'quote " and \\ kept' },
+            tokens: { input_tokens: 91, output_tokens: 14 },
           },
           expect.objectContaining({
             session_id: b,
@@ -106,6 +109,7 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
             frames: 100,
             seconds: 8,
             cost_usd: '0.000800',
+            tokens: null,
           }),
           {
             session_id: c,
@@ -120,6 +124,7 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
             seconds: 0,
             cost_usd: '0.000000',
             metadata: {},
+            tokens: null,
           },
         ],
       });
@@ -133,6 +138,8 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
         [c, 0],
       ]);
       expect(doc.data[0].cost_usd).toBe('0.005760');
+      // Tokens are the whole session's, recorded at its close: not split by range as frames are.
+      expect(doc.data[0].tokens).toEqual({ input_tokens: 91, output_tokens: 14 });
       const before = await exportDoc(`?to=${at('2026-01-11T00:00:00')}`);
       expect(before.data.map((s: { session_id: string; frames: number }) => [s.session_id, s.frames])).toEqual([
         [a, 62],

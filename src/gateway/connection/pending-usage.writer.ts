@@ -11,6 +11,7 @@ import {
   type PendingUsageSnapshot,
   type PendingUsageStats,
 } from '../../session-core';
+import type { TokenUsage } from '../../engines/contract';
 import { SessionsService } from '../../modules/sessions';
 import { MeterService } from '../../modules/usage';
 
@@ -18,6 +19,8 @@ import { MeterService } from '../../modules/usage';
 export interface PendingClose {
   readonly reason: CloseReason;
   readonly endedAtMs: number;
+  /** A conversation's token totals (absent in a file an earlier version saved). */
+  readonly tokens?: TokenUsage | null;
 }
 
 /** How many sessions' writes go at once while writing back (the meter statement batches them). */
@@ -107,7 +110,7 @@ export class PendingUsageWriter implements OnModuleInit {
       return 'kept';
     }
     try {
-      await this.sessions.markClosed(sessionId, close.reason, new Date(close.endedAtMs));
+      await this.sessions.markClosed(sessionId, close.reason, new Date(close.endedAtMs), close.tokens ?? null);
       return 'written';
     } catch (error) {
       if (!isDatabaseConnectionError(error, true)) throw error;
@@ -187,7 +190,12 @@ export class PendingUsageWriter implements OnModuleInit {
                 batches++;
                 frames += write.batch.frames;
               } else {
-                await this.sessions.markClosed(id, write.close.reason, new Date(write.close.endedAtMs));
+                await this.sessions.markClosed(
+                  id,
+                  write.close.reason,
+                  new Date(write.close.endedAtMs),
+                  write.close.tokens ?? null,
+                );
                 this.pending.closeWritten(id);
                 closes++;
               }

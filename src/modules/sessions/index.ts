@@ -1,5 +1,6 @@
 /** The module's entry for the rest of the service: other modules, the gateway and the app import only this. */
 export { AudioResponseDto, toSessionAudioResponse } from './dto/session-audio.dto';
+export { SessionTokensDto } from './dto/session.dto';
 export { CLOSE_REASONS, SESSION_STATUSES, type SessionAudioConfig, type SessionType } from './entities/session.entity';
 export { type OpenedSession } from './opened-session';
 export { SessionAdmissionService } from './session-admission.service';

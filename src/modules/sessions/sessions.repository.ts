@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import { SessionEntity, type CloseReason, type SessionStatus, type SessionType } from './entities/session.entity';
 import type { SessionCursor } from './session-cursor';
+import type { TokenUsage } from '../../engines/contract';
 
 /** A session as the API shows it: the stored row plus its effective status and its sort key. */
 export interface VisibleSession {
@@ -116,11 +117,17 @@ export class SessionsRepository {
     return result.affected ?? 0;
   }
 
-  async markClosed(id: string, reason: CloseReason, endedAt?: Date): Promise<boolean> {
+  async markClosed(id: string, reason: CloseReason, endedAt?: Date, tokens?: TokenUsage | null): Promise<boolean> {
     const result = await this.sessions
       .createQueryBuilder()
       .update()
-      .set({ status: 'closed', closeReason: reason, endedAt: endedAt ?? (() => 'now()') })
+      .set({
+        status: 'closed',
+        closeReason: reason,
+        endedAt: endedAt ?? (() => 'now()'),
+        inputTokens: tokens?.inputTokens ?? null,
+        outputTokens: tokens?.outputTokens ?? null,
+      })
       .where(`id = :id AND status = 'active'`, { id })
       .execute();
     return (result.affected ?? 0) > 0;

@@ -12,6 +12,8 @@ const row = (over: Partial<ExportSessionRow> = {}): ExportSessionRow => ({
   ended_at: null,
   frames: '3',
   cost_micros: '240',
+  input_tokens: null,
+  output_tokens: null,
   metadata: '{"k": "v"}',
   at: '2026-01-10 23:59:50.5+00',
   ...over,
@@ -50,7 +52,10 @@ describe('export document', () => {
     const text =
       exportHead({ from: 5, to: 9 }) +
       exportSessions([row(), row({ id: 'sess_b', close_reason: null, started_at: null })], false) +
-      exportSessions([row({ id: 'sess_c', frames: '123456789', cost_micros: '-5' })], true) +
+      exportSessions(
+        [row({ id: 'sess_c', frames: '123456789', cost_micros: '-5', input_tokens: '9007', output_tokens: '0' })],
+        true,
+      ) +
       EXPORT_TAIL;
     const doc = JSON.parse(text);
     expect(doc.object).toBe('usage.export');
@@ -68,6 +73,7 @@ describe('export document', () => {
       'seconds',
       'cost_usd',
       'metadata',
+      'tokens',
     ]);
     expect(doc.data[0]).toMatchObject({
       created_at: 1768089590,
@@ -77,9 +83,15 @@ describe('export document', () => {
       seconds: 0.24,
       cost_usd: '0.000240',
       metadata: { k: 'v' },
+      tokens: null,
     });
     expect(doc.data[1]).toMatchObject({ session_id: 'sess_b', close_reason: null, started_at: null });
-    expect(doc.data[2]).toMatchObject({ frames: 123456789, seconds: 9876543.12, cost_usd: '-0.000005' });
+    expect(doc.data[2]).toMatchObject({
+      frames: 123456789,
+      seconds: 9876543.12,
+      cost_usd: '-0.000005',
+      tokens: { input_tokens: 9007, output_tokens: 0 },
+    });
   });
 
   it('is valid JSON with no sessions, and when the first page is empty', () => {

@@ -42,6 +42,10 @@ const PLAIN = /^[\w-]*$/;
 const str = (value: string): string => (PLAIN.test(value) ? `"${value}"` : JSON.stringify(value));
 const int = (value: string | null): string => (value === null ? 'null' : String(Number(value)));
 
+/** A session's token totals: both columns are written together at close; either null means none. */
+const tokens = (input: string | null, output: string | null): string =>
+  input === null || output === null ? 'null' : `{"input_tokens":${Number(input)},"output_tokens":${Number(output)}}`;
+
 /** NDJSON: one normalized meter event per line, exactly the four fields of the schema. */
 export function meterEventLines(rows: readonly MeterEventRow[]): Buffer {
   const out = new ByteWriter(rows.length * 140);
@@ -66,7 +70,7 @@ export function exportSessions(rows: readonly ExportSessionRow[], leadingComma: 
         `"status":${str(row.status)},"close_reason":${row.close_reason === null ? 'null' : str(row.close_reason)},` +
         `"created_at":${int(row.created_at)},"started_at":${int(row.started_at)},"ended_at":${int(row.ended_at)},` +
         `"frames":${frames},"seconds":${framesToSeconds(frames)},"cost_usd":"${microsToUsd(Number(row.cost_micros))}",` +
-        `"metadata":${row.metadata}}`,
+        `"metadata":${row.metadata},"tokens":${tokens(row.input_tokens, row.output_tokens)}}`,
     );
   });
   return out.done();

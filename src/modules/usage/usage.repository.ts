@@ -22,6 +22,9 @@ export interface ExportSessionRow {
   ended_at: string | null;
   frames: string;
   cost_micros: string;
+  /** The session's token totals (null: none recorded). */
+  input_tokens: string | null;
+  output_tokens: string | null;
   /** The jsonb column as JSON text, spliced into the export without a parse. */
   metadata: string;
   /** created_at as PostgreSQL's text (microseconds kept): the keyset position. */
@@ -74,7 +77,7 @@ const EXPORT_COLUMNS = `
   floor(extract(epoch FROM s.created_at))::bigint AS created_at,
   floor(extract(epoch FROM s.started_at))::bigint AS started_at,
   floor(extract(epoch FROM s.ended_at))::bigint AS ended_at,
-  u.frames, u.cost_micros, s.metadata::text AS metadata, s.created_at::text AS at`;
+  u.frames, u.cost_micros, s.input_tokens, s.output_tokens, s.metadata::text AS metadata, s.created_at::text AS at`;
 
 const USAGE_IN_RANGE = `
   CROSS JOIN LATERAL (

@@ -94,6 +94,25 @@ describe('ConversationModel', () => {
     ]);
   });
 
+  it("sums the tokens its responses' upstream reported; null while none reported any", () => {
+    const finish = (usage: { inputTokens: number; outputTokens: number } | null) => {
+      const id = request(model.createResponse({ conversation: 'auto' }))!.responseId;
+      model.responseEvent(id, { type: 'text', delta: 'ok' });
+      model.responseEvent(id, { type: 'finished', status: 'completed', reason: null, usage });
+    };
+    expect(model.reportedTokens).toBeNull();
+    finish(null);
+    expect(model.reportedTokens).toBeNull();
+    finish({ inputTokens: 12, outputTokens: 3 });
+    finish({ inputTokens: 20, outputTokens: 4 });
+    finish(null);
+    expect(model.reportedTokens).toEqual({ inputTokens: 32, outputTokens: 7 });
+    // A copy: what was handed out does not move with later responses.
+    const seen = model.reportedTokens!;
+    finish({ inputTokens: 1, outputTokens: 1 });
+    expect(seen).toEqual({ inputTokens: 32, outputTokens: 7 });
+  });
+
   it('reports a tool call as a completed function_call item, and its output goes back as a tool message', () => {
     const id = request(model.createResponse({ conversation: 'auto' }))!.responseId;
     const call = model.responseEvent(id, { type: 'function_call', callId: 'call_1', name: 'clock', arguments: '{}' });

@@ -62,12 +62,18 @@ export class ConversationModel {
   private responseCount = 0;
   /** Totals over the session's responses: what the upstream reported, kept as detail. */
   readonly tokens: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  private tokensReported = false;
 
   constructor(
     private readonly prefix: string,
     /** Whether the engine makes responses on request (false: it answers spoken turns by itself). */
     private readonly engineResponds: boolean,
   ) {}
+
+  /** The session's token totals, or null if no response reported usage (the engine reports none). */
+  get reportedTokens(): TokenUsage | null {
+    return this.tokensReported ? { ...this.tokens } : null;
+  }
 
   get responding(): boolean {
     return this.active !== null;
@@ -219,6 +225,7 @@ export class ConversationModel {
           response.view.usage = event.usage;
           this.tokens.inputTokens += event.usage.inputTokens;
           this.tokens.outputTokens += event.usage.outputTokens;
+          this.tokensReported = true;
         }
         if (response.cancelReason === null && event.status !== 'completed') {
           response.view.status = event.status;

@@ -546,6 +546,13 @@ export interface components {
         };
         /** @enum {string} */
         SessionStatus: "pending" | "active" | "closed" | "expired";
+        /** @description A conversation session's token totals as its upstream reported them (detail, not billed). */
+        SessionTokensResponse: {
+            /** @description Input (prompt) tokens over the session's responses. */
+            input_tokens: number;
+            /** @description Output (completion) tokens over the session's responses. */
+            output_tokens: number;
+        };
         SessionUsageResponse: {
             /** @description USD as a 6-place decimal string. */
             cost_usd: string;
@@ -553,6 +560,12 @@ export interface components {
             frames: number;
             /** @description frames × 0.08. */
             seconds: number;
+            /**
+             * @description Detail, not billed: a conversation session's token totals as its upstream reported them (the sum
+             *     of its responses' `response.done.usage`), recorded when it closes. Null while it runs, for sessions
+             *     that are not conversations, and when the engine reported no usage.
+             */
+            tokens: components["schemas"]["SessionTokensResponse"] | null;
         };
         TranscriptionRequest: {
             /**
@@ -661,6 +674,12 @@ export interface components {
             started_at: number | null;
             /** @enum {string} */
             status: "pending" | "active" | "closed" | "expired";
+            /**
+             * @description Detail, not billed: a conversation session's token totals as its upstream reported them, recorded
+             *     when it closes (the whole session's, whatever the range; not split by range as frames are). Null
+             *     while it runs, for sessions that are not conversations, and when the engine reported no usage.
+             */
+            tokens: components["schemas"]["SessionTokensResponse"] | null;
             /** @enum {string} */
             type: "live" | "transcription";
         };

@@ -11,6 +11,23 @@ import {
 } from '../entities/session.entity';
 import { AudioResponseDto, toSessionAudioResponse } from './session-audio.dto';
 
+/**
+ * Token totals a conversation session's chat upstream reported over its responses (the sum of their
+ * `response.done.usage`), recorded when the session closes. Detail only: billing is input audio frames.
+ */
+@ApiSchema({
+  name: 'SessionTokensResponse',
+  description: "A conversation session's token totals as its upstream reported them (detail, not billed).",
+})
+export class SessionTokensDto {
+  /** Input (prompt) tokens over the session's responses. */
+  @ApiProperty({ type: 'integer' })
+  input_tokens: number;
+  /** Output (completion) tokens over the session's responses. */
+  @ApiProperty({ type: 'integer' })
+  output_tokens: number;
+}
+
 @ApiSchema({ name: 'SessionUsageResponse' })
 export class SessionUsageDto {
   /** Billable 80 ms frames of input audio. */
@@ -20,6 +37,13 @@ export class SessionUsageDto {
   seconds: number;
   /** USD as a 6-place decimal string. */
   cost_usd: string;
+  /**
+   * Detail, not billed: a conversation session's token totals as its upstream reported them (the sum
+   * of its responses' `response.done.usage`), recorded when it closes. Null while it runs, for sessions
+   * that are not conversations, and when the engine reported no usage.
+   */
+  @ApiProperty({ type: () => SessionTokensDto, nullable: true })
+  tokens: SessionTokensDto | null;
 }
 
 @ApiSchema({ name: 'SessionResponse' })
@@ -69,6 +93,11 @@ export class SessionListResponseDto {
   next_cursor: string | null;
 }
 
+/** Both columns are written together at close; either null means none were reported. */
+export function tokensOf(input: number | null, output: number | null): SessionTokensDto | null {
+  return input === null || output === null ? null : { input_tokens: input, output_tokens: output };
+}
+
 /** `status` is the effective one: a pending session whose secret lapsed is already `expired`. */
 export function toSessionResponse(session: SessionEntity, status: SessionStatus = session.status): SessionResponseDto {
   return {
@@ -90,6 +119,7 @@ export function toSessionResponse(session: SessionEntity, status: SessionStatus 
       frames: session.frames,
       seconds: (session.frames * FRAME_MS) / 1000,
       cost_usd: microsToUsd(session.costMicros),
+      tokens: tokensOf(session.inputTokens, session.outputTokens),
     },
   };
 }

@@ -78,6 +78,16 @@ export class SessionEntity {
   @Column({ name: 'cost_micros', type: 'bigint', default: 0, transformer: bigintNumber })
   costMicros: number;
 
+  /**
+   * A conversation's token totals as its upstream reported them, recorded at close: detail, not billed.
+   * Null for other sessions and for conversations whose engine reported none.
+   */
+  @Column({ name: 'input_tokens', type: 'bigint', nullable: true, transformer: bigintNumber })
+  inputTokens: number | null;
+
+  @Column({ name: 'output_tokens', type: 'bigint', nullable: true, transformer: bigintNumber })
+  outputTokens: number | null;
+
   /** Set by DELETE: hidden from the API, still billed and exported. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { CLOSE_REASONS, SESSION_STATUSES } from '../../sessions';
+import { CLOSE_REASONS, SESSION_STATUSES, SessionTokensDto } from '../../sessions';
 
 @ApiSchema({ name: 'UsageExportSessionResponse' })
 export class UsageExportSessionDto {
@@ -29,6 +29,13 @@ export class UsageExportSessionDto {
   cost_usd: string;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
   metadata: Record<string, string>;
+  /**
+   * Detail, not billed: a conversation session's token totals as its upstream reported them, recorded
+   * when it closes (the whole session's, whatever the range; not split by range as frames are). Null
+   * while it runs, for sessions that are not conversations, and when the engine reported no usage.
+   */
+  @ApiProperty({ type: () => SessionTokensDto, nullable: true })
+  tokens: SessionTokensDto | null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { AdmissionBatches1795254328521 } from './1795254328521-AdmissionBatches'
 import { AuthFailures1796000000000 } from './1796000000000-AuthFailures';
 import { MeterBatches1796000000001 } from './1796000000001-MeterBatches';
 import { OperatorControls1796100000000 } from './1796100000000-OperatorControls';
+import { SessionTokens1796200000000 } from './1796200000000-SessionTokens';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   AuthFailures1796000000000,
   MeterBatches1796000000001,
   OperatorControls1796100000000,
+  SessionTokens1796200000000,
 ];

@@ -52,14 +52,14 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     }
   });
 
-  const open = async (engine: FakeEngine) => {
+  const open = async (engine: FakeEngine, store = new FakeStore()) => {
     const transport = new FakeTransport();
     const connection = new RealtimeConversationConnection({
       sessionId: 'sess_t1',
       config: conversationConfig('vendor-voicechat'),
       engine,
       transport,
-      store: new FakeStore(),
+      store,
       meter: new FakeMeter(),
       aliases: new Map([['gpt-realtime-2.1', 'vendor-voicechat']]),
     });
@@ -152,6 +152,51 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     // Every server event carries its own event_id, numbered in one sequence.
     const ids = events.map((e) => e.event_id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('records the close with the tokens its responses reported, summed; null when none reported any', async () => {
+    const respond = async (send: (event: object) => void, settle: () => Promise<unknown>) => {
+      send({ type: 'response.create', response: { output_modalities: ['text'] } });
+      await settle();
+    };
+    const engine = new RespondingEngine();
+    const store = new FakeStore();
+    const { connection, send, settle } = await open(engine, store);
+    await respond(send, settle);
+    engine.requests[0].sink({ type: 'text', delta: 'a' });
+    engine.requests[0].sink({
+      type: 'finished',
+      status: 'completed',
+      reason: null,
+      usage: { inputTokens: 10, outputTokens: 2 },
+    });
+    await respond(send, settle);
+    engine.requests[1].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
+    await respond(send, settle);
+    engine.requests[2].sink({
+      type: 'finished',
+      status: 'completed',
+      reason: null,
+      usage: { inputTokens: 15, outputTokens: 5 },
+    });
+    opened.splice(opened.indexOf(connection), 1);
+    connection.onClose(1000);
+    await connection.runtime.done;
+    expect(store.closings).toHaveLength(1);
+    expect(store.closings[0].closing).toMatchObject({
+      reason: 'close_requested',
+      tokens: { inputTokens: 25, outputTokens: 7 },
+    });
+
+    const silent = new RespondingEngine();
+    const quiet = new FakeStore();
+    const second = await open(silent, quiet);
+    await respond(second.send, second.settle);
+    silent.requests[0].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
+    opened.splice(opened.indexOf(second.connection), 1);
+    second.connection.onClose(1000);
+    await second.connection.runtime.done;
+    expect(quiet.closings[0].closing.tokens).toBeNull();
   });
 
   it('holds requests while a turn detection change reopens the engine stream, then serves them in order', async () => {

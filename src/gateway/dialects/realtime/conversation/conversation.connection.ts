@@ -105,7 +105,18 @@ export class RealtimeConversationConnection implements EventRenderer {
       tracing: null,
     };
     if (td === null) this.model.settings.createResponse = false;
-    this.runtime = new SessionRuntime({ ...runtimeOptions, engine, renderer: this });
+    // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
+    const store = runtimeOptions.store;
+    this.runtime = new SessionRuntime({
+      ...runtimeOptions,
+      store: {
+        activate: (sessionId, activation) => store.activate(sessionId, activation),
+        close: (sessionId, closing) => store.close(sessionId, { ...closing, tokens: this.model.reportedTokens }),
+        reconfigure: store.reconfigure && ((sessionId, config) => store.reconfigure!(sessionId, config)),
+      },
+      engine,
+      renderer: this,
+    });
     this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
   }
 
