@@ -5,7 +5,11 @@ import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 import { api, createSecret, databaseUrlOf, expectError, setBalance, sleep } from './client-secrets-fixtures';
 
-const ENV = { RATE_LIMIT_REQUESTS_PER_MINUTE: '100000', SESSION_EXPIRY_SWEEP_SECONDS: '1' };
+const ENV = {
+  RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+  SESSION_EXPIRY_SWEEP_SECONDS: '1',
+  CONCURRENT_SESSIONS_LIMIT: '10',
+};
 
 /** Settles every promise and tells the AppError codes apart from successes. */
 async function outcomes<T>(work: Promise<T>[]): Promise<{ ok: T[]; codes: string[] }> {
