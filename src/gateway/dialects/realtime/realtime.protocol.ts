@@ -4,7 +4,14 @@
  * `error` event in order with everything else; errors never close the socket.
  */
 import type { SessionCommand } from '../../../session-core';
-import { ClientFrame, isClientEvent, parseBase64Append, readClientEvent, reject } from '../../connection/client-frames';
+import {
+  ClientFrame,
+  isClientEvent,
+  parseBase64Append,
+  readClientEvent,
+  reject,
+  type ClientEvent,
+} from '../../connection/client-frames';
 import { resolveSessionUpdate } from './realtime.session-update';
 
 export interface RealtimeParseContext {
@@ -32,11 +39,15 @@ const CONVERSATION_EVENTS: ReadonlySet<string> = new Set([
   'output_audio_buffer.clear',
 ]);
 
-export function parseRealtimeFrame(
+/**
+ * What both Realtime parsers (transcription and conversation sessions) read first: a client event, its
+ * base64 appends parsed without JSON.parse, or a refusal (a binary frame, bad JSON, an oversized message).
+ */
+export function readRealtimeEvent(
   frame: RealtimeFrame,
   isBinary: boolean,
-  context: RealtimeParseContext,
-): SessionCommand {
+  maxMessageBytes: number,
+): ClientEvent | SessionCommand {
   if (isBinary) {
     return reject(
       'invalid_event',
@@ -44,13 +55,21 @@ export function parseRealtimeFrame(
       null,
     );
   }
-  const read = readClientEvent(frame, {
-    maxMessageBytes: context.maxMessageBytes,
+  return readClientEvent(frame, {
+    maxMessageBytes,
     appendPrefix: APPEND_PREFIX,
     appendSuffix: APPEND_SUFFIX,
     parseAppend: parseBase64Append,
     badEventIdCode: 'invalid_type',
   });
+}
+
+export function parseRealtimeFrame(
+  frame: RealtimeFrame,
+  isBinary: boolean,
+  context: RealtimeParseContext,
+): SessionCommand {
+  const read = readRealtimeEvent(frame, isBinary, context.maxMessageBytes);
   if (!isClientEvent(read)) return read;
   const { type, fields: value, clientEventId } = read;
   const withId = <T extends SessionCommand>(command: T): T =>

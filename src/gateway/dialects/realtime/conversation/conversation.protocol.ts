@@ -8,11 +8,11 @@ import {
   isClientEvent,
   isRecord,
   parseBase64Append,
-  readClientEvent,
   reject,
   type ClientFrame,
   type Fields,
 } from '../../../connection/client-frames';
+import { readRealtimeEvent } from '../realtime.protocol';
 import {
   integer,
   known,
@@ -42,28 +42,12 @@ export interface ConversationParseContext {
   readonly aliases: ReadonlyMap<string, string>;
 }
 
-const APPEND_PREFIX = '{"type":"input_audio_buffer.append","audio":"';
-const APPEND_SUFFIX = '"}';
-
 export function parseConversationFrame(
   frame: ClientFrame,
   isBinary: boolean,
   context: ConversationParseContext,
 ): SessionCommand | ConversationRequest {
-  if (isBinary) {
-    return reject(
-      'invalid_event',
-      'binary frames are not part of the Realtime protocol: send input_audio_buffer.append with base64 audio',
-      null,
-    );
-  }
-  const read = readClientEvent(frame, {
-    maxMessageBytes: context.maxMessageBytes,
-    appendPrefix: APPEND_PREFIX,
-    appendSuffix: APPEND_SUFFIX,
-    parseAppend: parseBase64Append,
-    badEventIdCode: 'invalid_type',
-  });
+  const read = readRealtimeEvent(frame, isBinary, context.maxMessageBytes);
   if (!isClientEvent(read)) return read;
   const { type, fields, clientEventId } = read;
   const ids = clientEventId === undefined ? {} : { clientEventId };
