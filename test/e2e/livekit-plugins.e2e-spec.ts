@@ -194,10 +194,12 @@ describe('LiveKit Agents plugins (OpenAI and Deepgram STT) against the service',
 
       expect(deleted).toBe(true);
       expect(errors.map((e) => e.message)).toEqual(['The session was deleted.']);
-      // The utterance under way when it was deleted still reached the application, with everything
-      // its partials had (the final is rescored, so its words may differ from theirs).
+      // The utterance under way when it was deleted still reached the application as a final. Its words
+      // are the recogniser's rescoring of the partials, not a superset of them (one CI run heard three
+      // words in the partials and one in the final), so only its arrival is asserted.
+      expect(heardBefore.length).toBeGreaterThanOrEqual(3);
       expect(finals(events)).toHaveLength(1);
-      expect(normalizeWords(finals(events)[0]).length).toBeGreaterThanOrEqual(heardBefore.length);
+      expect(normalizeWords(finals(events)[0]).length).toBeGreaterThan(0);
     }, 60_000);
   });
 
