@@ -149,6 +149,7 @@ describe.each(databaseTargets())('metering on %s', (target) => {
             frames: want.frames,
             seconds: (want.frames * 80) / 1000,
             cost_usd: expect.any(String),
+            tokens: null, // kept for conversation sessions only
           });
           expect(usdMicros(rest.cost_usd)).toBe(want.cost);
           const exported = doc.data.find((d: { session_id: string }) => d.session_id === id);
