@@ -68,7 +68,7 @@ describe('a Continuum gateway in front of a Continuum worker process', () => {
     const padded = new Int16Array(frames * 1920);
     padded.set(joined);
     speech = Buffer.from(padded.buffer);
-  }, 120_000);
+  }, 300_000); // the worker process compiles the service under ts-node first: minutes on a busy 2-core CI machine
 
   afterAll(async () => {
     await tlsGateway?.close();
