@@ -7,6 +7,14 @@ const events = (effects: ConversationEffect[]) =>
 const types = (effects: ConversationEffect[]) => events(effects).map((e) => e.type);
 const request = (effects: ConversationEffect[]) =>
   (effects.find((e) => e.kind === 'respond') as { request: ResponseRequest } | undefined)?.request;
+/** The id of the response a response_created among the effects names. */
+const createdId = (effects: ConversationEffect[]) =>
+  (
+    events(effects).find((e) => e.type === 'response_created') as Extract<
+      ConversationEvent,
+      { type: 'response_created' }
+    >
+  ).response.id;
 const userText = (text: string, id = ''): ConversationItem => ({
   id,
   type: 'message',
@@ -217,6 +225,63 @@ describe('ConversationModel', () => {
     });
     expect(types(done).slice(-2)).toEqual(['response_done', 'response_created']);
     expect(request(done)).toBeDefined();
+  });
+
+  it('holds a response asked for right after a manual commit until the turn is transcribed (LiveKit)', () => {
+    model.settings = { ...model.settings, createResponse: false };
+    model.speechStarted('e1', 100);
+    expect(types(model.committed('evt_commit'))).toEqual(['input_committed', 'item_added']);
+    // response.create at once: created now (the client waits for it), the engine asked once the words are in.
+    const started = model.createResponse({ conversation: 'auto' }, 'evt_r');
+    expect(types(started)).toEqual(['response_created']);
+    expect(request(started)).toBeUndefined();
+    expect(types(model.createResponse({ conversation: 'auto' }))).toEqual(['error']);
+    const heard = model.inputTranscript('e1', '', true, 'what time is it', 0.8);
+    expect(types(heard)).toEqual(['input_transcript_done', 'item_done']);
+    expect(request(heard)).toMatchObject({
+      responseId: createdId(started),
+      messages: [{ role: 'user', content: 'what time is it' }],
+    });
+    // Text already in the conversation goes at once.
+    model.responseEvent(request(heard)!.responseId, {
+      type: 'finished',
+      status: 'completed',
+      reason: null,
+      usage: null,
+    });
+    model.createItem(userText('and now?'), undefined);
+    expect(request(model.createResponse({ conversation: 'auto' }))).toBeDefined();
+  });
+
+  it('answers a turn transcribed while its response was held once, and a held response cancels without the engine', () => {
+    model.speechStopped('e1', 100);
+    const started = model.createResponse({ conversation: 'auto' });
+    expect(request(started)).toBeUndefined();
+    // create_response would answer the turn too: the held response is its answer.
+    const heard = model.inputTranscript('e1', '', true, 'hello', 0.5);
+    const req = request(heard)!;
+    expect(types(heard)).not.toContain('response_created');
+    const done = model.responseEvent(req.responseId, {
+      type: 'finished',
+      status: 'completed',
+      reason: null,
+      usage: null,
+    });
+    expect(types(done).at(-1)).toBe('response_done');
+
+    model.speechStopped('e2', 900);
+    const held = model.createResponse({ conversation: 'auto' });
+    const cancelled = model.cancelResponse(undefined);
+    expect(cancelled.some((e) => e.kind === 'cancel')).toBe(false);
+    expect(events(cancelled).at(-1)).toMatchObject({
+      type: 'response_done',
+      response: { id: createdId(held), status: 'cancelled', reason: 'client_cancelled' },
+    });
+    // Its turn is then answered on its own (create_response).
+    expect(request(model.inputTranscript('e2', '', true, 'bye', 0.3))!.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'bye',
+    });
   });
 
   it('keeps an out-of-band response out of the conversation, made from its own input', () => {

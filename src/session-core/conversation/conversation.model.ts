@@ -7,7 +7,9 @@
  * A response is done when the engine has finished it and, if it spoke, its audio has played out or
  * was cut; its `response.done` is the last event of it, so no audio follows a cancelled response.
  * One response runs at a time: response.create meanwhile is refused as OpenAI refuses it, and a
- * user turn that should be answered then waits for the running one to end.
+ * user turn that should be answered then waits for the running one to end. A response asked for
+ * while a committed turn of its context is still being transcribed is created at once, and goes to
+ * the engine once that transcript is in.
  */
 import type { ResponseEvent, ResponseRequest, TokenUsage } from '../../engines/contract';
 import type { SessionError } from '../model/session.types';
@@ -41,6 +43,12 @@ interface Response {
   cancelReason: string | null;
   /** The engine was not asked: the embedded voicechat answers spoken turns by itself. */
   unbidden: boolean;
+  /**
+   * The engine's request, held while user turns of its context are still being transcribed (a
+   * manual commit and response.create at once): their words go with it, as OpenAI's model hears
+   * committed audio at once.
+   */
+  held: { request: ResponseRequest; context: ConversationItemsSource } | null;
 }
 
 export interface UserTurn {
@@ -199,6 +207,12 @@ export class ConversationModel {
     if (item !== undefined) {
       out.push(this.emit({ type: 'item_done', item, previousItemId: this.items.previousOf(item.id) }));
     }
+    const held = this.active?.held;
+    if (held) {
+      const answersThisTurn = held.context.items().some((each) => each.id === turn.itemId);
+      if (!this.transcribing(held.context)) out.push(this.release(this.active!));
+      if (answersThisTurn) return out;
+    }
     // An empty turn (noise) is not answered.
     if (!this.settings.createResponse || !this.engineResponds || transcript.trim() === '') return out;
     if (this.active !== null) this.queued = true;
@@ -285,6 +299,7 @@ export class ConversationModel {
     const response = this.active;
     if (response === null) return [];
     response.cancelReason ??= 'session_ended';
+    response.held = null;
     response.engineFinished = true;
     response.audioPlaying = false;
     return this.settle(response);
@@ -317,25 +332,38 @@ export class ConversationModel {
       audioOriginMs: null,
       cancelReason: null,
       unbidden: false,
+      held: null,
     };
     const out: ConversationEffect[] = [
       this.emit({ type: 'response_created', response: snapshot(view), clientEventId }),
     ];
     if (context === null) return out;
-    out.push({
-      kind: 'respond',
-      request: {
-        responseId: view.id,
-        itemId,
-        instructions: options.instructions ?? settings.instructions,
-        messages: messagesOf(context.items()),
-        tools: options.tools ?? settings.tools,
-        toolChoice: options.toolChoice ?? settings.toolChoice,
-        audio: view.audio,
-        maxOutputTokens: options.maxOutputTokens === undefined ? settings.maxOutputTokens : options.maxOutputTokens,
-      },
-    });
+    const request: ResponseRequest = {
+      responseId: view.id,
+      itemId,
+      instructions: options.instructions ?? settings.instructions,
+      messages: [],
+      tools: options.tools ?? settings.tools,
+      toolChoice: options.toolChoice ?? settings.toolChoice,
+      audio: view.audio,
+      maxOutputTokens: options.maxOutputTokens === undefined ? settings.maxOutputTokens : options.maxOutputTokens,
+    };
+    this.active.held = { request, context };
+    if (!this.transcribing(context)) out.push(this.release(this.active));
     return out;
+  }
+
+  /** Whether a committed user turn in `context` still waits for its transcript. */
+  private transcribing(context: ConversationItemsSource): boolean {
+    const pending = new Set([...this.turns.values()].filter((turn) => turn.committed).map((turn) => turn.itemId));
+    return pending.size > 0 && context.items().some((item) => pending.has(item.id));
+  }
+
+  /** The held request goes to the engine, made from the context as it is now. */
+  private release(response: Response): ConversationEffect {
+    const { request, context } = response.held!;
+    response.held = null;
+    return { kind: 'respond', request: { ...request, messages: messagesOf(context.items()) } };
   }
 
   /** The items a response is made from, or a message naming a missing referenced item. */
@@ -427,6 +455,11 @@ export class ConversationModel {
   private cut(response: Response, reason: string): ConversationEffect[] {
     response.cancelReason ??= reason;
     const out: ConversationEffect[] = [];
+    // Not sent to the engine yet: there is nothing for it to stop.
+    if (response.held !== null) {
+      response.held = null;
+      response.engineFinished = true;
+    }
     if (!response.engineFinished && !response.unbidden) out.push({ kind: 'cancel', responseId: response.view.id });
     // The session stops the voice at once on a barge-in; a client's cancel stops it here.
     response.audioPlaying = false;
