@@ -4,8 +4,8 @@
  * `/v1/listen` and its STTv2 (Flux) against `/v2/listen`, on the embedded engine with flite speech.
  * What they found: a close without a code (1005) recorded as a lost connection, an error ahead of the
  * last transcript after a DELETE, and server turn detection for a client that commits itself.
- * The OpenAI plugin's RealtimeModel also runs standalone, but it opens a conversation session
- * (`?model=`), which this socket does not serve yet: its handshake is refused with 400.
+ * The OpenAI plugin's RealtimeModel (a conversation session, `?model=`) has its own file:
+ * livekit-realtime-plugin.e2e-spec.ts.
  */
 import { initializeLogger, stt as lk } from '@livekit/agents';
 import { STT as DeepgramSTT, STTv2 as DeepgramFlux } from '@livekit/agents-plugin-deepgram';
