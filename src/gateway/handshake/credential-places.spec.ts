@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { DIALECTS } from '../dialects';
 import {
+  missingCredentialMessage,
   queryParameter,
   SERVER_HEADERS,
   subprotocolAfter,
@@ -45,6 +47,15 @@ describe('credential places', () => {
       kind: 'none',
     });
     expect(chooseProtocol([own], new Set(['realtime']))).toBe(false);
+  });
+
+  it('name themselves to a socket that sent none: each of the four says what it always said', () => {
+    for (const dialect of DIALECTS) {
+      expect(missingCredentialMessage(dialect.credentials)).toBe(
+        'Send an API key in the Authorization header, or a client secret as ?token=',
+      );
+    }
+    expect(missingCredentialMessage([subprotocolAfter(['token'])])).toBe('Send a credential');
   });
 
   it('answer with the first marker offered, in the order the place lists them', () => {

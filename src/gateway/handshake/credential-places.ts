@@ -29,12 +29,23 @@ export interface CredentialPlace {
    * whose offered list gets no answer, so a place with a marker protocol names it here.
    */
   answer?(offered: ReadonlySet<string>): string | undefined;
+  /**
+   * How the refusal of a socket that sent no credential names this place ("a client secret as
+   * ?token="); a place without one is not named (the browser subprotocol forms, which their SDKs send).
+   */
+  readonly hint?: string;
 }
 
 /** Where a dialect accepts a credential, in the order they are looked at. */
 export type SocketCredentials = readonly CredentialPlace[];
 
 export const NO_CREDENTIAL: SocketCredentialResult = { kind: 'none' };
+
+/** What a socket that sent no credential is told: the places that name themselves, in order. */
+export function missingCredentialMessage(places: SocketCredentials): string {
+  const hints = places.flatMap((place) => (place.hint === undefined ? [] : [place.hint]));
+  return hints.length > 0 ? `Send ${hints.join(', or ')}` : 'Send a credential';
+}
 
 export function foundCredential(value: string, source: string): SocketCredentialResult {
   return { kind: 'found', credential: { value, source } };
@@ -54,7 +65,10 @@ export function offeredProtocols(req: IncomingMessage): string[] {
  * The REST API's headers, for servers: `Authorization: Bearer|Token <credential>`, else `X-API-Key`.
  * Shared with REST (modules/auth) so a key that opens a route opens a socket the same way.
  */
-export const SERVER_HEADERS: CredentialPlace = { read: (req) => extractHeaderCredential(req.headers) };
+export const SERVER_HEADERS: CredentialPlace = {
+  read: (req) => extractHeaderCredential(req.headers),
+  hint: 'an API key in the Authorization header',
+};
 
 /**
  * A subprotocol that carries the credential after a prefix (OpenAI's `openai-insecure-api-key.<key>`),
@@ -95,5 +109,6 @@ export function queryParameter(name: string): CredentialPlace {
       const value = new URL(req.url ?? '/', 'http://localhost').searchParams.get(name)?.trim();
       return value ? foundCredential(value, 'query') : NO_CREDENTIAL;
     },
+    hint: `a client secret as ?${name}=`,
   };
 }
