@@ -42,6 +42,8 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
           transport: wsTransport(ws),
           checkLanguage: (language, param) => models.checkLanguage(config!.model, language, param),
         }),
+  // One parser per channel, as its sessions have: the transcription parser refuses the conversation
+  // events, and the conversation parser a `transcription` session.update.
   channels: [
     {
       doc: REALTIME_ASYNCAPI,
