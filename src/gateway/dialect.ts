@@ -11,7 +11,7 @@ import type { ModelCatalog } from '../modules/models';
 import type { SocketDialectDoc } from '../platform/openapi/socket-dialect-doc';
 import type { SessionConfig, SessionRuntime, SessionRuntimeOptions } from '../session-core';
 import type { ClientFrame } from './connection/client-frames';
-import type { CredentialStyle } from './handshake/socket-credentials';
+import type { SocketCredentials } from './handshake/credential-places';
 
 /**
  * The label of a dialect's sessions in metrics and logs, and its name in the AsyncAPI document: the
@@ -51,8 +51,12 @@ export interface Dialect<Q = unknown> {
   readonly name: DialectName;
   /** The upgrade's path. */
   readonly path: string;
-  /** Where a browser client puts its credential, and which subprotocol is echoed. */
-  readonly credentials: CredentialStyle;
+  /**
+   * Where a client may put its credential, in the order they are looked at (the first that holds one
+   * decides), and which subprotocol is echoed: building blocks from handshake/credential-places.ts, or
+   * a place of the dialect's own.
+   */
+  readonly credentials: SocketCredentials;
   /**
    * `transcription`: the socket serves transcription sessions only, configured at the handshake
    * (`configure`), so everything that can fail before the first frame fails there, and an API key's
@@ -77,5 +81,15 @@ export interface Dialect<Q = unknown> {
    * Its AsyncAPI channels: one per kind of session whose events differ (the Realtime socket's
    * transcription and conversation sessions share an address, not their messages).
    */
-  readonly asyncapi: readonly SocketDialectDoc[];
+  readonly channels: readonly DialectChannel[];
+}
+
+/** One AsyncAPI channel of a dialect, with the parser that holds its client messages to their documentation. */
+export interface DialectChannel {
+  readonly doc: SocketDialectDoc;
+  /**
+   * Whether the channel's real parser takes a client text frame as a message (not a refusal): the
+   * AsyncAPI e2e spec sends each documented example through it.
+   */
+  accepts(text: string): boolean;
 }

@@ -1,17 +1,12 @@
 import { Parser } from '@asyncapi/parser';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseFluxFrame } from '../../src/gateway/dialects/deepgram/flux/flux.protocol';
-import { parseListenFrame } from '../../src/gateway/dialects/deepgram/listen/listen.protocol';
-import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame } from '../../src/gateway/dialects/live/live.protocol';
-import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from '../../src/gateway/dialects/realtime/realtime.protocol';
-import { parseConversationFrame } from '../../src/gateway/dialects/realtime/conversation/conversation.protocol';
 import { chatBody, startFakeChatServer, type ChatPlan } from '../../src/engines/cascade/testing/fake-chat-server';
 import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-speech-server';
 import type { RecordedRequest, RecordingServer } from '../../src/engines/cascade/testing/recording-server';
 import { VOICECHAT } from '../../src/session-core';
 import { buildAsyncApiDocument } from '../../src/platform/openapi/asyncapi-document';
-import { ASYNCAPI_INPUTS } from '../../src/gateway/dialects';
+import { ASYNCAPI_INPUTS, DIALECTS } from '../../src/gateway/dialects';
 import { chunks, silence, tone } from '../support/audio';
 import { schemaProblems } from '../support/json-schema-check';
 import { SocketClient } from '../support/socket-client';
@@ -22,25 +17,10 @@ const COMMITTED = join(__dirname, '../../asyncapi/asyncapi.json');
 /** One utterance for the scripted engine: speech, then more than the 500 ms VAD pause. */
 const UTTERANCE = Buffer.concat([tone(1200), silence(800)]);
 
-/**
- * Whether each channel's real parser accepts a client message (a new channel adds its parser here).
- * The two channels of /v1/realtime have one parser each, as their sessions do: the transcription
- * parser refuses the conversation events, and the conversation parser a `transcription` session.update.
- */
-const ACCEPTS: Record<string, (text: string) => boolean> = {
-  live: (text) =>
-    parseLiveFrame(text, false, { lock: null, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES }).type !== 'reject',
-  realtime: (text) =>
-    parseRealtimeFrame(text, false, { maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES }).type !== 'reject',
-  'realtime-conversation': (text) =>
-    parseConversationFrame(text, false, {
-      maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES,
-      model: VOICECHAT,
-      aliases: new Map([['gpt-realtime', VOICECHAT]]),
-    }).type !== 'reject',
-  listen: (text) => !['invalid', 'audio'].includes(parseListenFrame(text, false).kind),
-  flux: (text) => !['invalid', 'configure_invalid', 'audio'].includes(parseFluxFrame(text, false).kind),
-};
+/** Whether each channel's real parser accepts a client message: each dialect pairs its channels with their parsers. */
+const ACCEPTS: Record<string, (text: string) => boolean> = Object.fromEntries(
+  DIALECTS.flatMap((dialect) => dialect.channels.map((channel) => [channel.doc.id, channel.accepts] as const)),
+);
 
 type Doc = Record<string, any>;
 

@@ -15,8 +15,12 @@ import { REALTIME_DIALECT } from './realtime/realtime.dialect';
 export const DIALECTS: readonly Dialect<any>[] = [LIVE_DIALECT, REALTIME_DIALECT, LISTEN_DIALECT, FLUX_DIALECT];
 
 /** What the AsyncAPI document is built from: the dialects' channels, the close reasons and the close rules. */
-export const ASYNCAPI_INPUTS: AsyncApiInputs = {
-  dialects: DIALECTS.flatMap((dialect) => dialect.asyncapi),
-  closeReasons: CLOSE_REASONS,
-  closeOutcome: (cause) => closeOutcome(cause as CloseCause),
-};
+export function asyncApiInputs(dialects: readonly Dialect<unknown>[]): AsyncApiInputs {
+  return {
+    dialects: dialects.flatMap((dialect) => dialect.channels.map((channel) => channel.doc)),
+    closeReasons: CLOSE_REASONS,
+    closeOutcome: (cause) => closeOutcome(cause as CloseCause),
+  };
+}
+
+export const ASYNCAPI_INPUTS: AsyncApiInputs = asyncApiInputs(DIALECTS);

@@ -19,6 +19,7 @@ import { coreConfigOf, requestedOf } from '../connection/session-config.mapping'
 import { SessionPortsFactory, type SessionPorts } from '../connection/session-ports.factory';
 import { ProjectShare, type ShareClaim } from '../connection/project-share';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
+import { missingCredentialMessage } from './credential-places';
 import { extractSocketCredential, type SocketCredentialResult } from './socket-credentials';
 
 export type { AdmittedSession };
@@ -85,7 +86,7 @@ export class SocketAdmission {
     );
     if (transcriptionOnly) await this.refuseLiveSecret(found);
     const model = conversation ? requested.model : undefined;
-    const { session, claim } = await this.authenticate(req, found, transcriptionOnly, model);
+    const { session, claim } = await this.authenticate(req, dialect, found, transcriptionOnly, model);
     try {
       this.admitted.set(req, { ...(await this.configured(session, query, dialect)), claim });
     } catch (error) {
@@ -135,6 +136,7 @@ export class SocketAdmission {
 
   private async authenticate(
     req: IncomingMessage,
+    dialect: Dialect<unknown>,
     found: SocketCredentialResult,
     transcriptionOnly: boolean,
     model?: string,
@@ -146,12 +148,7 @@ export class SocketAdmission {
         'API keys are never accepted in a URL; send the key in a header or use a client secret',
       );
     }
-    if (found.kind === 'none') {
-      throw new AppError(
-        'missing_api_key',
-        'Send an API key in the Authorization header, or a client secret as ?token=',
-      );
-    }
+    if (found.kind === 'none') throw new AppError('missing_api_key', missingCredentialMessage(dialect.credentials));
     if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
     // Before redemption, so a full instance never burns a secret. A live socket picks its model later.
     const verdict = this.capacity.check(model ?? (transcriptionOnly ? TRANSCRIPTION_MODEL : undefined));

@@ -1,5 +1,6 @@
 import { ASYNCAPI_INPUTS } from '../../gateway/dialects';
 import { buildAsyncApiDocument } from './asyncapi-document';
+import { AsyncApiNamingError } from './asyncapi-naming';
 import { constant, object, str, typed } from './asyncapi-schemas';
 import type { SocketDialectDoc } from './socket-dialect-doc';
 
@@ -65,6 +66,54 @@ describe('buildAsyncApiDocument', () => {
     expect(() => buildAsyncApiDocument({ ...ASYNCAPI_INPUTS, dialects: [both] })).toThrow(
       /CloseStream named both ways/,
     );
+  });
+
+  describe('naming rules, checked as each channel is added, with what to change', () => {
+    const build = (...extra: SocketDialectDoc[]) =>
+      buildAsyncApiDocument({ ...ASYNCAPI_INPUTS, dialects: [...ASYNCAPI_INPUTS.dialects, ...extra] });
+
+    it('a message named both ways: which channel and message, the rule, and a rename', () => {
+      const both = {
+        ...EXTRA,
+        serverMessages: { ...EXTRA.serverMessages, CloseStream: EXTRA.clientMessages.CloseStream },
+      };
+      expect(() => build(both)).toThrow(
+        'AsyncAPI channel "extra" (/v9/extra): message CloseStream named both ways (a client message and a server ' +
+          "message); a channel's messages share one map (channels.extra.messages), so each name is used once. " +
+          'Rename one of them, e.g. the client\'s to "CloseStream.request": the name is the document\'s, the payload ' +
+          "(and so what travels) need not change (in the dialect's SocketDialectDoc, its *.asyncapi.ts)",
+      );
+      expect(() => build(both)).toThrow(AsyncApiNamingError);
+    });
+
+    it('a name AsyncAPI cannot key or a $ref cannot point at', () => {
+      const slashed = { ...EXTRA, clientMessages: { 'Close/Stream': EXTRA.clientMessages.CloseStream } };
+      expect(() => build(slashed)).toThrow(
+        /channel "extra".*the message "Close\/Stream" is not an AsyncAPI key.*Rename it to "Close_Stream"/,
+      );
+      expect(() => build({ ...EXTRA, id: 'extra socket' })).toThrow(/the channel id "extra socket".*"extra_socket"/);
+    });
+
+    it('a schema another channel (or the document) defines', () => {
+      expect(() => build({ ...EXTRA, schemas: { ErrorEnvelope: object({}) } })).toThrow(
+        /schema ErrorEnvelope is already defined by the document.*#\/components\/schemas\/ErrorEnvelope/,
+      );
+      expect(() => build(EXTRA, { ...EXTRA, id: 'other' })).toThrow(
+        /schema ExtraWord is already defined by channel extra/,
+      );
+    });
+
+    it('a security scheme no one defines; a channel may define its own', () => {
+      expect(() => build({ ...EXTRA, security: ['signature'] })).toThrow(
+        /security names "signature", which no one defines \(defined: bearer, token, .*\)\. Use one of those, or define it/,
+      );
+      const signature = { type: 'httpApiKey', in: 'header', name: 'X-Signature', description: 'A signature.' };
+      const doc = build({ ...EXTRA, security: ['signature'], securitySchemes: { signature } }) as Doc;
+      expect(doc.components.securitySchemes.signature).toEqual(signature);
+      expect(() => build({ ...EXTRA, securitySchemes: { bearer: signature } })).toThrow(
+        /security scheme bearer is already defined by the document/,
+      );
+    });
   });
 
   it('is deterministic: keys sorted, so the committed file diffs cleanly', () => {

@@ -6,6 +6,7 @@
 import { ERROR_STATUS } from '../errors/error-codes';
 import { sortKeys } from './openapi-document';
 import { int, nullable, object, oneOfValues, str, type JsonSchema } from './asyncapi-schemas';
+import { checkChannelNames, type TakenNames } from './asyncapi-naming';
 import type { AsyncApiInputs, MessageDoc, SocketDialectDoc } from './socket-dialect-doc';
 
 export const ASYNCAPI_PATH = '/v1/asyncapi.json';
@@ -94,14 +95,16 @@ export function buildAsyncApiDocument(inputs: AsyncApiInputs): object {
   const channels: Record<string, object> = {};
   const operations: Record<string, object> = {};
   const schemas: Record<string, JsonSchema> = sharedSchemas(closeReasons);
+  const securitySchemes: Record<string, object> = { ...SECURITY_SCHEMES };
+  const taken: TakenNames = {
+    channels: new Map(),
+    schemas: new Map(Object.keys(schemas).map((name) => [name, 'the document'])),
+    securitySchemes: new Map(Object.keys(securitySchemes).map((name) => [name, 'the document'])),
+  };
   for (const dialect of dialects) {
-    if (channels[dialect.id]) throw new Error(`two socket dialects are called ${dialect.id}`);
-    for (const [name, schema] of Object.entries(dialect.schemas ?? {})) {
-      if (schemas[name]) throw new Error(`schema ${name} of ${dialect.id} is already defined`);
-      schemas[name] = schema;
-    }
-    const overlap = Object.keys(dialect.clientMessages).filter((name) => name in dialect.serverMessages);
-    if (overlap.length > 0) throw new Error(`${dialect.id}: ${overlap.join(', ')} named both ways`);
+    checkChannelNames(dialect, taken);
+    Object.assign(schemas, dialect.schemas);
+    Object.assign(securitySchemes, dialect.securitySchemes);
     channels[dialect.id] = channel(dialect, inputs);
     const security = dialect.security.map((name) => ({ $ref: `#/components/securitySchemes/${name}` }));
     const refs = (messages: Record<string, MessageDoc>) =>
@@ -135,7 +138,7 @@ export function buildAsyncApiDocument(inputs: AsyncApiInputs): object {
     },
     channels,
     operations,
-    components: { schemas, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas, securitySchemes },
   });
 }
 

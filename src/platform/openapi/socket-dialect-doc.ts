@@ -49,6 +49,11 @@ export interface SocketDialectDoc {
   readonly headers?: JsonSchema;
   /** Names of the document's security schemes that open this socket. */
   readonly security: readonly string[];
+  /**
+   * Security schemes of this socket's own, for a credential placement the document does not describe
+   * yet (AsyncAPI 3 Security Scheme objects, by name); `security` may then name them.
+   */
+  readonly securitySchemes?: Readonly<Record<string, object>>;
   /** HTTP answers (REST status + ErrorEnvelope) that refuse the upgrade. */
   readonly handshakeRefusals: readonly ErrorCode[];
   /** In-band refusal codes (the dialect's `error` message), when it has one. */

@@ -2,14 +2,17 @@ import { systemClock } from '../../../session-core';
 import type { Dialect } from '../../dialect';
 import { START_TIMEOUT_MS } from '../../connection/socket-limits';
 import { wsTransport } from '../../connection/ws-transport';
+import { queryParameter, SERVER_HEADERS } from '../../handshake/credential-places';
 import { LIVE_ASYNCAPI } from './live.asyncapi';
 import { LiveConnection } from './live.connection';
+import { DEFAULT_MAX_MESSAGE_BYTES, parseLiveFrame } from './live.protocol';
 
 /** `session.live_url`: the live protocol (openai Live convention); the session is picked at session.start. */
 export const LIVE_DIALECT: Dialect<void> = {
   name: 'live',
   path: '/v1/live/sessions',
-  credentials: 'live',
+  // Browsers cannot set headers on a WebSocket: they send a client secret as ?token=.
+  credentials: [SERVER_HEADERS, queryParameter('token')],
   serves: 'any',
   query: () => undefined,
   connect: ({ ws, lock, runtime, engines }) => {
@@ -22,5 +25,11 @@ export const LIVE_DIALECT: Dialect<void> = {
     void connection.runtime.done.finally(() => clock.clearTimer(startTimer));
     return connection;
   },
-  asyncapi: [LIVE_ASYNCAPI],
+  channels: [
+    {
+      doc: LIVE_ASYNCAPI,
+      accepts: (text) =>
+        parseLiveFrame(text, false, { lock: null, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES }).type !== 'reject',
+    },
+  ],
 };

@@ -1,10 +1,13 @@
-import { DEFAULT_TRANSCRIPTION_CONFIG } from '../../../session-core';
+import { DEFAULT_TRANSCRIPTION_CONFIG, VOICECHAT } from '../../../session-core';
 import type { Dialect } from '../../dialect';
+import { queryParameter, SERVER_HEADERS, subprotocolPrefix } from '../../handshake/credential-places';
 import { wsTransport } from '../../connection/ws-transport';
 import { REALTIME_ASYNCAPI } from './realtime.asyncapi';
 import { RealtimeConnection } from './realtime.connection';
 import { REALTIME_CONVERSATION_ASYNCAPI } from './conversation/conversation.asyncapi';
 import { conversationConfig, RealtimeConversationConnection } from './conversation/conversation.connection';
+import { parseConversationFrame } from './conversation/conversation.protocol';
+import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from './realtime.protocol';
 import { checkRealtimeQuery, type RealtimeQuery } from './realtime.query';
 
 /**
@@ -15,7 +18,8 @@ import { checkRealtimeQuery, type RealtimeQuery } from './realtime.query';
 export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
   name: 'realtime',
   path: '/v1/realtime',
-  credentials: 'realtime',
+  // OpenAI's browser form: subprotocols `realtime, openai-insecure-api-key.<key>`, answered `realtime`.
+  credentials: [SERVER_HEADERS, subprotocolPrefix('openai-insecure-api-key.', 'realtime'), queryParameter('token')],
   serves: 'transcription',
   query: (req, context) => checkRealtimeQuery(req.url, context),
   requested: (query) => ({ type: query.type, model: query.model }),
@@ -38,5 +42,23 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
           transport: wsTransport(ws),
           checkLanguage: (language, param) => models.checkLanguage(config!.model, language, param),
         }),
-  asyncapi: [REALTIME_ASYNCAPI, REALTIME_CONVERSATION_ASYNCAPI],
+  // One parser per channel, as its sessions have: the transcription parser refuses the conversation
+  // events, and the conversation parser a `transcription` session.update.
+  channels: [
+    {
+      doc: REALTIME_ASYNCAPI,
+      accepts: (text) =>
+        parseRealtimeFrame(text, false, { maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES }).type !== 'reject',
+    },
+    {
+      doc: REALTIME_CONVERSATION_ASYNCAPI,
+      // The documented examples name `gpt-realtime`, the default alias (REALTIME_MODEL_ALIASES).
+      accepts: (text) =>
+        parseConversationFrame(text, false, {
+          maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES,
+          model: VOICECHAT,
+          aliases: new Map([['gpt-realtime', VOICECHAT]]),
+        }).type !== 'reject',
+    },
+  ],
 };

@@ -3,6 +3,7 @@ import { listenTransport } from '../listen/listen.connection';
 import { DEEPGRAM_HANDSHAKE } from '../shared/deepgram-dialect';
 import { FLUX_ASYNCAPI } from './flux.asyncapi';
 import { FluxConnection } from './flux.connection';
+import { parseFluxFrame } from './flux.protocol';
 import { fluxConfig, parseFluxQuery, type FluxOptions } from './flux.query';
 
 /** `/v2/listen`: Deepgram Flux's turn-taking transcription; the credentials of `/v1/listen`, its own query. */
@@ -20,5 +21,10 @@ export const FLUX_DIALECT: Dialect<FluxOptions> = {
       engine: engines.for(config!.model),
       transport: listenTransport(ws),
     }),
-  asyncapi: [FLUX_ASYNCAPI],
+  channels: [
+    {
+      doc: FLUX_ASYNCAPI,
+      accepts: (text) => !['invalid', 'configure_invalid', 'audio'].includes(parseFluxFrame(text, false).kind),
+    },
+  ],
 };

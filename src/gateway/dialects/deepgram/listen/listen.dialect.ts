@@ -2,6 +2,7 @@ import type { Dialect } from '../../../dialect';
 import { DEEPGRAM_HANDSHAKE } from '../shared/deepgram-dialect';
 import { LISTEN_ASYNCAPI } from './listen.asyncapi';
 import { ListenConnection, listenTransport } from './listen.connection';
+import { parseListenFrame } from './listen.protocol';
 import { listenConfig, parseListenQuery, type ListenOptions } from './listen.query';
 
 /** `/v1/listen`: Deepgram's live transcription protocol. */
@@ -21,5 +22,8 @@ export const LISTEN_DIALECT: Dialect<ListenOptions> = {
       engine: engines.for(config!.model),
       transport: listenTransport(ws),
     }),
-  asyncapi: [LISTEN_ASYNCAPI],
+  // Audio is binary: a text frame taken as audio was not understood.
+  channels: [
+    { doc: LISTEN_ASYNCAPI, accepts: (text) => !['invalid', 'audio'].includes(parseListenFrame(text, false).kind) },
+  ],
 };
