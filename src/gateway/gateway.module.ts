@@ -7,7 +7,6 @@ import { SessionsModule } from '../modules/sessions';
 import { UsageModule } from '../modules/usage';
 import { InstanceIdentity } from './connection/instance-identity';
 import { SessionPortsFactory } from './connection/session-ports.factory';
-import { PendingUsageWriter } from './connection/pending-usage.writer';
 import { SocketSessions } from './connection/socket-sessions.service';
 import { DIALECTS } from './dialects';
 import { SocketAdmission } from './handshake/socket-admission';
@@ -20,7 +19,6 @@ import { socketGateway, SocketWiring } from './socket-gateway';
     InstanceIdentity,
     SocketAdmission,
     SessionPortsFactory,
-    PendingUsageWriter,
     SocketSessions,
     SocketWiring,
     ...DIALECTS.map((dialect) => socketGateway(dialect)),
