@@ -1,7 +1,7 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
-import { CLIENT_SECRET_TTL } from '../../projects';
+import { CLIENT_SECRET_TTL } from '../client-secret-ttl';
 import { IsMetadata, OptionalField } from './request-field.validators';
 import { RequestedSessionDto } from './requested-session.dto';
 
