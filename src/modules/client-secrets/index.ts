@@ -2,4 +2,3 @@
 export { CLIENT_SECRET_TTL } from './client-secret-ttl';
 export { ClientSecretsModule } from './client-secrets.module';
 export { ClientSecretsService } from './client-secrets.service';
-export { NullableField, OptionalField } from './dto/request-field.validators';
