@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AllExceptionsFilter } from './platform/errors/all-exceptions.filter';
 import { RequestValidationPipe } from './platform/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
@@ -27,6 +28,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database, config.databasePoolSize),
+        // The scheduler registry is the app's, once: the sessions module registers its intervals there.
+        ScheduleModule.forRoot(),
         MetricsModule,
         HealthModule,
         ProjectsModule,
