@@ -16,7 +16,7 @@ import { OpenApiModule } from './modules/docs';
 import { ProjectsModule } from './modules/projects';
 import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
-import { LiveGatewayModule } from './gateway/gateway.module';
+import { SocketGatewayModule } from './gateway/socket-gateway.module';
 import { EnginesModule } from './engines/engines.module';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
@@ -40,7 +40,7 @@ export class AppModule {
         ClientSecretsModule,
         UsageModule,
         EnginesModule,
-        LiveGatewayModule,
+        SocketGatewayModule,
         AdminModule,
       ],
       providers: [

@@ -24,4 +24,4 @@ import { socketGateway, SocketWiring } from './socket-gateway';
     ...DIALECTS.map((dialect) => socketGateway(dialect)),
   ],
 })
-export class LiveGatewayModule {}
+export class SocketGatewayModule {}
