@@ -2,6 +2,7 @@ import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ENGINE_METERS } from '../../engines/registry/instrumented-engine';
 import { pgPool } from '../../platform/database/pg-pool';
+import { HttpMetricsHooks } from './http-metrics.hooks';
 import { MetricsController } from './metrics.controller';
 import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
@@ -12,6 +13,7 @@ import { MetricsService } from './metrics.service';
   providers: [
     MetricsService,
     MetricsServer,
+    HttpMetricsHooks,
     // Engines are metered through this, without importing this module.
     { provide: ENGINE_METERS, inject: [MetricsService], useFactory: (metrics: MetricsService) => metrics.sessions },
   ],
