@@ -16,7 +16,7 @@ import { OpenApiModule } from './modules/docs';
 import { ProjectsModule } from './modules/projects';
 import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
-import { SocketGatewayModule } from './gateway/socket-gateway.module';
+import { asyncApiDocumentProvider, SocketGatewayModule } from './gateway/socket-gateway.module';
 import { EnginesModule } from './engines/engines.module';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
@@ -35,7 +35,7 @@ export class AppModule {
         ProjectsModule,
         AuthModule,
         ModelsModule,
-        OpenApiModule,
+        OpenApiModule.forRoot(asyncApiDocumentProvider),
         SessionsModule,
         ClientSecretsModule,
         UsageModule,

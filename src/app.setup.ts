@@ -15,10 +15,7 @@ import { buildOpenApiDocument } from './platform/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './platform/database/database.module';
 import { RawFramesWsAdapter } from './gateway/connection/raw-frames-ws-adapter';
-import { AsyncApiController, OpenApiDocumentHolder } from './modules/docs';
-import { ASYNCAPI_INPUTS } from './gateway/dialects';
-import { buildAsyncApiDocument } from './platform/openapi/asyncapi-document';
-import { findPlaygroundAssets, servePlayground } from './modules/docs';
+import { findPlaygroundAssets, OpenApiDocumentHolder, servePlayground } from './modules/docs';
 import helmet from '@fastify/helmet';
 
 export interface CreateAppOptions {
@@ -79,7 +76,6 @@ export async function createApp({
 
   const document = buildOpenApiDocument(app);
   app.get(OpenApiDocumentHolder).document = document;
-  app.get(AsyncApiController).document = buildAsyncApiDocument(ASYNCAPI_INPUTS);
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
   if (!servePlayground(app, playground))
     root.warn('playground assets not built (npm run build): /playground is not served');

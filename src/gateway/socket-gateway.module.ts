@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { FactoryProvider, Module } from '@nestjs/common';
+import { ASYNCAPI_DOCUMENT, buildAsyncApiDocument } from '../platform/openapi/asyncapi-document';
 import { ClockModule } from '../platform/clock/clock.module';
 import { AuthModule } from '../modules/auth';
 import { ClientSecretsModule } from '../modules/client-secrets';
@@ -8,7 +9,7 @@ import { UsageModule } from '../modules/usage';
 import { InstanceIdentity } from './connection/instance-identity';
 import { SessionPortsFactory } from './connection/session-ports.factory';
 import { SocketSessions } from './connection/socket-sessions.service';
-import { DIALECTS } from './dialects';
+import { ASYNCAPI_INPUTS, DIALECTS } from './dialects';
 import { SocketAdmission } from './handshake/socket-admission';
 import { socketGateway, SocketWiring } from './socket-gateway';
 
@@ -25,3 +26,9 @@ import { socketGateway, SocketWiring } from './socket-gateway';
   ],
 })
 export class SocketGatewayModule {}
+
+/** The AsyncAPI document of these sockets, built from the dialects; the app provides it to the docs module. */
+export const asyncApiDocumentProvider: FactoryProvider<object> = {
+  provide: ASYNCAPI_DOCUMENT,
+  useFactory: () => buildAsyncApiDocument(ASYNCAPI_INPUTS),
+};
