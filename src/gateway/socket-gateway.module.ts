@@ -3,6 +3,7 @@ import { ASYNCAPI_DOCUMENT, buildAsyncApiDocument } from '../platform/openapi/as
 import { ClockModule } from '../platform/clock/clock.module';
 import { AuthModule } from '../modules/auth';
 import { ClientSecretsModule } from '../modules/client-secrets';
+import { HealthModule } from '../modules/health';
 import { ModelsModule } from '../modules/models';
 import { SessionsModule } from '../modules/sessions';
 import { UsageModule } from '../modules/usage';
@@ -15,7 +16,7 @@ import { socketGateway, SocketWiring } from './socket-gateway';
 
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
-  imports: [AuthModule, ClientSecretsModule, ClockModule, ModelsModule, SessionsModule, UsageModule],
+  imports: [AuthModule, ClientSecretsModule, ClockModule, HealthModule, ModelsModule, SessionsModule, UsageModule],
   providers: [
     InstanceIdentity,
     SocketAdmission,

@@ -7,6 +7,7 @@ import { MetricsController } from './metrics.controller';
 import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
 
+// Global: ENGINE_METERS must reach the engines module, which may import no feature module.
 @Global()
 @Module({
   controllers: [MetricsController],
