@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AllExceptionsFilter } from './platform/errors/all-exceptions.filter';
 import { RequestValidationPipe } from './platform/validation/validation.pipe';
 import { AppConfig } from './config/app-config';
@@ -15,7 +16,7 @@ import { OpenApiModule } from './modules/docs';
 import { ProjectsModule } from './modules/projects';
 import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
-import { LiveGatewayModule } from './gateway/gateway.module';
+import { asyncApiDocumentProvider, SocketGatewayModule } from './gateway/socket-gateway.module';
 import { EnginesModule } from './engines/engines.module';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
@@ -27,17 +28,19 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database, config.databasePoolSize),
+        // The scheduler registry is the app's, once: the sessions module registers its intervals there.
+        ScheduleModule.forRoot(),
         MetricsModule,
         HealthModule,
         ProjectsModule,
         AuthModule,
         ModelsModule,
-        OpenApiModule,
+        OpenApiModule.forRoot(asyncApiDocumentProvider),
         SessionsModule,
         ClientSecretsModule,
         UsageModule,
         EnginesModule,
-        LiveGatewayModule,
+        SocketGatewayModule,
         AdminModule,
       ],
       providers: [

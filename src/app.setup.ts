@@ -4,25 +4,18 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
-import { renderError } from './platform/errors/error-renderer';
 import { answerClientError, answerFrameworkError } from './platform/http/framework-errors';
 import { installBodyParsers, MAX_BODY_BYTES } from './platform/http/request-body';
+import { echoRequestId, requestIdOf } from './platform/http/request-id';
 import { inlineScriptHashes, securityHeaders } from './platform/http/security-headers';
 import { serverLimitOptions } from './platform/http/server-limits';
-import { newId } from './platform/ids';
 import { createRootLogger, PinoNestLogger } from './platform/logging/logger';
 import { ProbeQuietLogController } from './platform/logging/probe-log-controller';
 import { buildOpenApiDocument } from './platform/openapi/openapi-document';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './platform/database/database.module';
-import type { PresentedApiKey, RateLimitState } from './modules/auth';
 import { RawFramesWsAdapter } from './gateway/connection/raw-frames-ws-adapter';
-import { MetricsService } from './modules/metrics';
-import { refusalCode } from './modules/metrics';
-import { AsyncApiController, OpenApiDocumentHolder } from './modules/docs';
-import { ASYNCAPI_INPUTS } from './gateway/dialects';
-import { buildAsyncApiDocument } from './platform/openapi/asyncapi-document';
-import { findPlaygroundAssets, servePlayground } from './modules/docs';
+import { findPlaygroundAssets, OpenApiDocumentHolder, servePlayground } from './modules/docs';
 import helmet from '@fastify/helmet';
 
 export interface CreateAppOptions {
@@ -34,7 +27,6 @@ export interface CreateAppOptions {
   shutdownHooks?: boolean;
 }
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const UNVERSIONED = ['healthz', 'readyz', 'metrics'];
 
 /** Builds the app exactly as production runs it; main.ts, the tests and the OpenAPI script all call this. */
@@ -53,10 +45,7 @@ export async function createApp({
     requestIdHeader: false,
     trustProxy: config.trustProxy,
     logController: new ProbeQuietLogController(),
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req');
-    },
+    genReqId: requestIdOf,
     bodyLimit: MAX_BODY_BYTES,
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -82,54 +71,20 @@ export async function createApp({
   });
   // Helmet's option types reject explicit `false`s that it accepts at run time (HSTS off without TLS).
   await app.register(helmet, headers as never);
-  installHttpHooks(app, root);
+  installHttpHooks(app);
   await app.init();
 
   const document = buildOpenApiDocument(app);
   app.get(OpenApiDocumentHolder).document = document;
-  app.get(AsyncApiController).document = buildAsyncApiDocument(ASYNCAPI_INPUTS);
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });
   if (!servePlayground(app, playground))
     root.warn('playground assets not built (npm run build): /playground is not served');
   return app;
 }
 
-function refusalCodeOf(payload: unknown): string {
-  try {
-    return refusalCode(typeof payload === 'string' ? JSON.parse(payload) : null);
-  } catch {
-    return 'unknown';
-  }
-}
-
-function installHttpHooks(app: NestFastifyApplication, root: Logger): void {
+/** Fastify's own hooks: the request id on every answer, and the bodies we parse ourselves. */
+function installHttpHooks(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
-  const metrics = app.get(MetricsService);
-
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    void reply.header('x-request-id', request.id);
-    const presented = (request as unknown as { presentedKey?: PresentedApiKey }).presentedKey;
-    if (presented && !presented.settled && reply.statusCode < 400) {
-      // A route that checks its key itself answered without doing so: a bug, never an open door.
-      root.error({ requestId: request.id, route: request.routeOptions.url }, 'answer refused: API key never checked');
-      const refused = renderError(new Error('API key never checked'), request.id);
-      void reply.code(refused.status);
-      return JSON.stringify(refused.body);
-    }
-    if (reply.statusCode >= 400 && request.routeOptions.url?.endsWith('/client_secrets')) {
-      metrics.sessions.refusals.inc({ surface: 'secret', code: refusalCodeOf(payload) });
-    }
-    const rate = (request as unknown as { rateLimit?: RateLimitState }).rateLimit;
-    if (rate) {
-      void reply.header('x-ratelimit-limit-requests', String(rate.limit));
-      void reply.header('x-ratelimit-remaining-requests', String(rate.remaining));
-      void reply.header('x-ratelimit-reset-requests', `${Math.ceil(rate.resetMs / 1000)}s`);
-    }
-    return payload;
-  });
-  fastify.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-  });
+  echoRequestId(fastify);
   installBodyParsers(fastify);
 }

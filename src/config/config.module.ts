@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './app-config';
 
+// Global: AppConfig is read by every layer above the platform (modules, engines, gateway).
 @Global()
 @Module({})
 export class ConfigModule {

@@ -38,6 +38,7 @@ function capacityGate(engines: EngineRegistry): CapacityGate {
  * The instance's engines, one per configured name. Metered when a module provides ENGINE_METERS
  * (the metrics module does), so engines never import a feature module.
  */
+// Global: the engines back the model catalog every feature module imports, as well as client secrets and sockets.
 @Global()
 @Module({
   imports: [ClockModule],

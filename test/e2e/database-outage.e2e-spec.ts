@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { PendingUsageWriter } from '../../src/gateway/connection/pending-usage.writer';
+import { PendingUsageWriter } from '../../src/modules/usage';
 import { sleep, tone } from '../support/audio';
 import { SocketClient } from '../support/socket-client';
 import { pgBouncerInstalled, startPgBouncer } from '../support/pgbouncer';

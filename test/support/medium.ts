@@ -4,6 +4,7 @@
  * edge. Cheaper than an app (no HTTP server, no gateway, no engines) and closer than a unit spec.
  */
 import { type DynamicModule, Global, Module, type ModuleMetadata, type Provider, type Type } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { Test, TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config';
@@ -59,7 +60,13 @@ export async function mediumModule(target: DatabaseTarget | null, options: Mediu
   let module: TestingModule;
   try {
     const builder = Test.createTestingModule({
-      imports: [ConfigModule.forRoot(config), ...database, standIns(options.globals ?? []), ...options.imports],
+      imports: [
+        ConfigModule.forRoot(config),
+        ...database,
+        ScheduleModule.forRoot(), // the app's root provides it (app.module.ts)
+        standIns(options.globals ?? []),
+        ...options.imports,
+      ],
       providers: options.providers ?? [],
     });
     module = await (options.override ? options.override(builder) : builder).compile();

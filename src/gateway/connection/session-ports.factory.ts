@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors/app-error';
 import type { ActivationResult, MeterPort, SessionStorePort } from '../../session-core';
 import { SessionsService } from '../../modules/sessions';
 import { MetricsService } from '../../modules/metrics';
-import { PendingUsageWriter } from './pending-usage.writer';
+import { PendingUsageWriter } from '../../modules/usage';
 import { InstanceIdentity } from './instance-identity';
 import type { AdmittedSession } from './admitted-session';
 import { requestedOf } from './session-config.mapping';

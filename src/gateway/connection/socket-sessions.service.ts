@@ -9,7 +9,7 @@ import type { Rotation } from '../../platform/clock/rotation';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
 import { DatabaseAvailability } from '../../platform/database/database-availability';
 import { InstanceIdentity } from './instance-identity';
-import { PendingUsageWriter } from './pending-usage.writer';
+import { PendingUsageWriter } from '../../modules/usage';
 import type { SessionPorts } from './session-ports.factory';
 import { SocketKeepAlive } from './socket-keepalive';
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuthAnswerHooks } from './auth-answer.hooks';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { KeyChecksRepository } from './key-checks.repository';
@@ -14,6 +15,7 @@ import { REFUSAL_JUDGE } from '../../platform/errors/all-exceptions.filter';
     KeyChecksRepository,
     AuthFailuresRepository,
     FailedAuthThrottle,
+    AuthAnswerHooks,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: REFUSAL_JUDGE, useClass: AuthRefusalJudge },
   ],

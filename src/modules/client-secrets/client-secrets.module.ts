@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ClientSecretEntity } from './entities/client-secret.entity';
+import { HealthModule } from '../health';
 import { ModelsModule } from '../models';
 import { SessionsModule } from '../sessions';
 import { ClientSecretsController } from './client-secrets.controller';
@@ -8,7 +9,7 @@ import { ClientSecretsRepository } from './client-secrets.repository';
 import { ClientSecretsService } from './client-secrets.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ClientSecretEntity]), SessionsModule, ModelsModule],
+  imports: [TypeOrmModule.forFeature([ClientSecretEntity]), SessionsModule, ModelsModule, HealthModule],
   controllers: [ClientSecretsController],
   providers: [ClientSecretsRepository, ClientSecretsService],
   exports: [ClientSecretsService],

@@ -8,7 +8,7 @@ import { isClientSecret } from '../auth';
 import { LifecycleState } from '../health';
 import type { PresentedApiKey } from '../auth';
 import { ModelCatalog } from '../models';
-import { CLIENT_SECRET_TTL } from '../projects';
+import { CLIENT_SECRET_TTL } from './client-secret-ttl';
 import {
   newSessionId,
   resolveSessionConfig,

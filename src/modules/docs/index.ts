@@ -1,5 +1,4 @@
 /** The module's entry for the rest of the service: other modules, the gateway and the app import only this. */
-export { AsyncApiController } from './asyncapi.controller';
 export { OpenApiModule } from './docs.module';
 export { OpenApiDocumentHolder } from './openapi-document.holder';
 export { findPlaygroundAssets, servePlayground } from './playground-assets';

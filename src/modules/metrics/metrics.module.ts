@@ -2,16 +2,19 @@ import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ENGINE_METERS } from '../../engines/registry/instrumented-engine';
 import { pgPool } from '../../platform/database/pg-pool';
+import { HttpMetricsHooks } from './http-metrics.hooks';
 import { MetricsController } from './metrics.controller';
 import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
 
+// Global: ENGINE_METERS must reach the engines module, which may import no feature module.
 @Global()
 @Module({
   controllers: [MetricsController],
   providers: [
     MetricsService,
     MetricsServer,
+    HttpMetricsHooks,
     // Engines are metered through this, without importing this module.
     { provide: ENGINE_METERS, inject: [MetricsService], useFactory: (metrics: MetricsService) => metrics.sessions },
   ],

@@ -2,6 +2,5 @@
 export { FirstStartService } from './first-start.service';
 export { keyView, ledgerView, projectView } from './operator-views';
 export { type LimitSetting, ProjectControlsService } from './project-controls.service';
-export { CLIENT_SECRET_TTL } from './project-limits';
 export { ProjectsModule } from './projects.module';
 export { ProjectsService } from './projects.service';

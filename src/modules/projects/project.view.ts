@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { microsToUsd } from '../../platform/money';
 import { toUnixSeconds } from '../../platform/time';
-import { CLIENT_SECRET_TTL } from './project-limits';
+import { CLIENT_SECRET_TTL } from '../client-secrets';
 import { ProjectDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
 

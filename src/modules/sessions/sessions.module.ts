@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ModelsModule } from '../models';
 import { SessionEntity } from './entities/session.entity';
@@ -22,7 +21,7 @@ import { sessionEndSignalsProvider } from './signals/session-end-signals.provide
  * secret's redemption (client-secrets) and the meter batches' totals (usage, in a database function).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SessionEntity]), ModelsModule, ScheduleModule.forRoot()],
+  imports: [TypeOrmModule.forFeature([SessionEntity]), ModelsModule],
   controllers: [SessionsController],
   providers: [
     SessionsRepository,

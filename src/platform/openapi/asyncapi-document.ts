@@ -11,6 +11,12 @@ import type { AsyncApiInputs, MessageDoc, SocketDialectDoc } from './socket-dial
 
 export const ASYNCAPI_PATH = '/v1/asyncapi.json';
 
+/**
+ * The DI token of the served AsyncAPI document (a `buildAsyncApiDocument` result): the socket layer, which
+ * knows the dialects, provides it; the docs module, which may not import the socket layer, serves it.
+ */
+export const ASYNCAPI_DOCUMENT = Symbol('ASYNCAPI_DOCUMENT');
+
 const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',

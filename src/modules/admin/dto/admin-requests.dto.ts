@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
-import { NullableField, OptionalField } from '../../client-secrets';
+import { NullableField, OptionalField } from '../../../platform/validation/request-field.validators';
 
 const USD = /^-?\d{1,9}(\.\d{1,6})?$/;
 const USD_NOT_NEGATIVE = /^\d{1,9}(\.\d{1,6})?$/;

@@ -1,8 +1,8 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
-import { CLIENT_SECRET_TTL } from '../../projects';
-import { IsMetadata, OptionalField } from './request-field.validators';
+import { CLIENT_SECRET_TTL } from '../client-secret-ttl';
+import { IsMetadata, OptionalField } from '../../../platform/validation/request-field.validators';
 import { RequestedSessionDto } from './requested-session.dto';
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type

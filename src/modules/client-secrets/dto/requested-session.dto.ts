@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { DEFAULT_END_OF_TURN, DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE } from '../../../session-core';
-import { NullableField, OptionalField } from './request-field.validators';
+import { NullableField, OptionalField } from '../../../platform/validation/request-field.validators';
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
 // check is written last: a value of the wrong type is reported as such, not as out of range.

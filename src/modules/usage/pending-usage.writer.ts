@@ -12,8 +12,8 @@ import {
   type PendingUsageStats,
 } from '../../session-core';
 import type { TokenUsage } from '../../engines/contract';
-import { SessionsService } from '../../modules/sessions';
-import { MeterService } from '../../modules/usage';
+import { SessionsService } from '../sessions';
+import { MeterService } from './meter.service';
 
 /** A session's close, kept while the database is away: written after its last meter batch. */
 export interface PendingClose {

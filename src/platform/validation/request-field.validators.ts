@@ -1,5 +1,5 @@
 import { registerDecorator, ValidateIf, ValidationArguments } from 'class-validator';
-import { FreeFormMap } from '../../../platform/validation/reserved-keys';
+import { FreeFormMap } from './reserved-keys';
 
 /** Absent is fine; present (null included) must validate. `@IsOptional` would let null through. */
 export const OptionalField = (): PropertyDecorator =>

@@ -1,29 +1,35 @@
-import { Module } from '@nestjs/common';
+import { FactoryProvider, Module } from '@nestjs/common';
+import { ASYNCAPI_DOCUMENT, buildAsyncApiDocument } from '../platform/openapi/asyncapi-document';
 import { ClockModule } from '../platform/clock/clock.module';
 import { AuthModule } from '../modules/auth';
 import { ClientSecretsModule } from '../modules/client-secrets';
+import { HealthModule } from '../modules/health';
 import { ModelsModule } from '../modules/models';
 import { SessionsModule } from '../modules/sessions';
 import { UsageModule } from '../modules/usage';
 import { InstanceIdentity } from './connection/instance-identity';
 import { SessionPortsFactory } from './connection/session-ports.factory';
-import { PendingUsageWriter } from './connection/pending-usage.writer';
 import { SocketSessions } from './connection/socket-sessions.service';
-import { DIALECTS } from './dialects';
+import { ASYNCAPI_INPUTS, DIALECTS } from './dialects';
 import { SocketAdmission } from './handshake/socket-admission';
 import { socketGateway, SocketWiring } from './socket-gateway';
 
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
-  imports: [AuthModule, ClientSecretsModule, ClockModule, ModelsModule, SessionsModule, UsageModule],
+  imports: [AuthModule, ClientSecretsModule, ClockModule, HealthModule, ModelsModule, SessionsModule, UsageModule],
   providers: [
     InstanceIdentity,
     SocketAdmission,
     SessionPortsFactory,
-    PendingUsageWriter,
     SocketSessions,
     SocketWiring,
     ...DIALECTS.map((dialect) => socketGateway(dialect)),
   ],
 })
-export class LiveGatewayModule {}
+export class SocketGatewayModule {}
+
+/** The AsyncAPI document of these sockets, built from the dialects; the app provides it to the docs module. */
+export const asyncApiDocumentProvider: FactoryProvider<object> = {
+  provide: ASYNCAPI_DOCUMENT,
+  useFactory: () => buildAsyncApiDocument(ASYNCAPI_INPUTS),
+};
