@@ -16,6 +16,7 @@ import { ProjectsModule } from './modules/projects';
 import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
 import { LiveGatewayModule } from './gateway/gateway.module';
+import { ConversationSecretCheckModule } from './gateway/dialects/realtime/conversation/conversation.secret-check';
 import { EnginesModule } from './engines/engines.module';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
@@ -35,6 +36,7 @@ export class AppModule {
         OpenApiModule,
         SessionsModule,
         ClientSecretsModule,
+        ConversationSecretCheckModule,
         UsageModule,
         EnginesModule,
         LiveGatewayModule,

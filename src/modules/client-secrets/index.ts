@@ -2,3 +2,8 @@
 export { ClientSecretsModule } from './client-secrets.module';
 export { ClientSecretsService } from './client-secrets.service';
 export { NullableField, OptionalField } from './dto/request-field.validators';
+export {
+  REALTIME_SESSION_CHECK,
+  type RealtimeSessionCheck,
+  type RealtimeSessionVerdict,
+} from './realtime-session-check';
