@@ -305,9 +305,9 @@ export class RequestedSessionDto {
   @Allow()
   truncation?: 'auto';
   /** Type `realtime` only: null. Stored prompts live on OpenAI; send their text as `instructions`. */
-  @ApiProperty({ required: false, nullable: true, oneOf: [{ type: 'object' }] })
+  @ApiProperty({ required: false, nullable: true, type: Object })
   @Allow()
-  prompt?: null;
+  prompt?: Record<string, unknown> | null;
 }
 
 /** The fields of a `type: "realtime"` session that configure its conversation, stored with its secret. */
