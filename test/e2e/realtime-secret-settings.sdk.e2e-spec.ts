@@ -157,6 +157,9 @@ describe('a realtime client secret that carries the agent (openai SDK)', () => {
     expect((await next('session.updated', before)).session).toMatchObject({ instructions: 'Be terse.', tools: [] });
     expect(events.filter((e) => e.type === 'error')).toEqual([]);
     rt.close();
+    // Neither the secret nor the agent it carried reached a log line.
+    expect(t.logs.join('')).not.toContain(INSTRUCTIONS);
+    expect(t.logs.join('')).not.toContain(secret.value);
   }, 90_000);
 
   it('refuses a setting the socket would refuse with a 422 at its field, and issues no secret', async () => {
