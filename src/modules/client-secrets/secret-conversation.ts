@@ -42,7 +42,7 @@ export function secretConversation(
   const given = conversationFields(session);
   const verdict = check.check(given, model);
   if (!verdict.ok) throw refusalError(verdict.refusal);
-  return { stored: Object.keys(given).length === 0 ? null : JSON.parse(JSON.stringify(given)), shown: verdict.shown };
+  return { stored: Object.keys(given).length === 0 ? null : given, shown: verdict.shown };
 }
 
 function refusalError({ code, message, param }: RealtimeSessionRefusal): Error {
