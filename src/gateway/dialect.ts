@@ -33,6 +33,8 @@ export interface DialectSocket<Q> {
   readonly config: SessionConfig | null;
   /** A client secret's configuration, which its client may not change; null for an API key. */
   readonly lock: SessionConfig | null;
+  /** A Realtime conversation's settings its client secret carries (instructions, tools…); else null. */
+  readonly realtimeSession: Record<string, unknown> | null;
   /** What every connection passes to its SessionRuntime, but for the engine, transport and renderer. */
   readonly runtime: Omit<SessionRuntimeOptions, 'renderer' | 'engine' | 'transport'>;
   /** The default engine (which follows a model change), or a model's own. */

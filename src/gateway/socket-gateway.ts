@@ -53,6 +53,7 @@ export class SocketWiring {
       query: admitted.query,
       config: admitted.config,
       lock: admitted.lock,
+      realtimeSession: admitted.session.kind === 'opened' ? (admitted.session.opened.realtimeSession ?? null) : null,
       runtime: {
         sessionId: admitted.session.sessionId,
         store,

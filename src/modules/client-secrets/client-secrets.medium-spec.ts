@@ -9,6 +9,7 @@ import { HealthModule, LifecycleState } from '../health';
 import { ClientSecretsModule } from './client-secrets.module';
 import { ClientSecretsService } from './client-secrets.service';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
+import { REALTIME_SESSION_CHECK } from './realtime-session-check';
 
 /**
  * The client-secrets module on a real database: a secret issued with its pending session in the
@@ -25,6 +26,8 @@ describe.each(databaseTargets())('client-secrets module on %s', (target) => {
       imports: [AuthModule, HealthModule, ClientSecretsModule],
       globals: [
         { provide: ENGINE_REGISTRY, useValue: {} },
+        // Realtime secrets with settings: client-secrets.realtime.medium-spec.ts.
+        { provide: REALTIME_SESSION_CHECK, useValue: { check: () => ({ ok: true, shown: {} }) } },
         {
           provide: CAPACITY_GATE,
           useValue: { check: () => (capacityFree ? { available: true } : { available: false, retryAfterMs: 700 }) },

@@ -32,6 +32,7 @@ interface ActivatedRow {
   metadata: Record<string, string>;
   started_at: Date;
   secret_expires_at: Date;
+  realtime_session: Record<string, unknown> | null;
   has_credit: boolean;
 }
 
@@ -71,7 +72,8 @@ export class ClientSecretsRepository {
 
   /**
    * Marks the secret used and its session active in one statement. Null when the session is no longer
-   * pending (the sweeper expired it at the very moment the secret lapsed).
+   * pending (the sweeper expired it at the very moment the secret lapsed). The conversation settings
+   * the secret carried are handed over and no longer kept: from now on its socket holds them.
    */
   async useAndActivate(
     manager: EntityManager,
@@ -81,14 +83,16 @@ export class ClientSecretsRepository {
     // TypeORM answers an UPDATE … RETURNING with [rows, rowCount].
     const [rows]: [ActivatedRow[], number] = await manager.query(
       `WITH used AS (
-         UPDATE client_secrets SET used_at = now() WHERE id = $1 RETURNING session_id, expires_at
+         UPDATE client_secrets c SET used_at = now(), realtime_session = NULL
+           FROM client_secrets o WHERE c.id = $1 AND o.id = c.id
+         RETURNING c.session_id, c.expires_at, o.realtime_session
        )
        UPDATE sessions s
           SET status = 'active', started_at = now(), heartbeat_at = now(), instance_id = $2
          FROM used, projects p
         WHERE s.id = used.session_id AND p.id = s.project_id AND s.status = 'pending' AND s.deleted_at IS NULL
        RETURNING s.id, s.project_id, s.api_key_id, s.type, s.model, s.pool, s.region, s.audio, s.metadata,
-                 s.started_at, used.expires_at AS secret_expires_at,
+                 s.started_at, used.expires_at AS secret_expires_at, used.realtime_session,
                  (p.credit_limit_micros IS NULL OR p.balance_micros > -p.credit_limit_micros) AS has_credit`,
       [secretId, instanceId],
     );
@@ -106,6 +110,7 @@ export class ClientSecretsRepository {
       metadata: row.metadata,
       startedAt: row.started_at,
       secretExpiresAt: row.secret_expires_at,
+      realtimeSession: row.realtime_session,
       hasCredit: row.has_credit,
     };
   }

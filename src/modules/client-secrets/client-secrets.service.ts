@@ -24,6 +24,8 @@ import type { RequestedSessionDto } from './dto/requested-session.dto';
 import { VOICECHAT } from '../../session-core';
 import { ClientSecretResponseDto, toIngressResponse } from './dto/client-secret-response.dto';
 import { RequestOrigin, SocketUrlSettings, socketUrls } from './socket-urls';
+import { REALTIME_SESSION_CHECK, type RealtimeSessionCheck } from './realtime-session-check';
+import { refuseConversationFields, secretConversation, type SecretConversation } from './secret-conversation';
 
 /** Which endpoint was called: the realtime one makes transcription sessions only. */
 export type ClientSecretEndpoint = 'live' | 'realtime';
@@ -52,6 +54,7 @@ export class ClientSecretsService {
     private readonly dataSource: DataSource,
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
     private readonly lifecycle: LifecycleState,
+    @Inject(REALTIME_SESSION_CHECK) private readonly realtimeCheck: RealtimeSessionCheck,
   ) {
     this.urlSettings = {
       publicUrl: config.publicUrl,
@@ -82,11 +85,15 @@ export class ClientSecretsService {
       );
     }
     const conversation = endpoint === 'realtime' && request.session?.type === 'realtime';
+    if (!conversation) refuseConversationFields(request.session);
     const resolved = conversation
       ? resolveSessionConfig(this.conversationRequest(request.session!), this.models)
       : resolveSessionConfig(request.session as RequestedSessionConfig | undefined, this.models, {
           transcriptionOnly: endpoint === 'realtime',
         });
+    const settings: SecretConversation | null = conversation
+      ? secretConversation(request.session!, resolved.model, this.realtimeCheck)
+      : null;
     this.models.checkLanguage(
       resolved.model,
       resolved.audio.input.transcription.language,
@@ -111,7 +118,7 @@ export class ClientSecretsService {
     const ttlSeconds = request.expires_after?.seconds ?? CLIENT_SECRET_TTL.defaultSeconds;
     const admitted = await this.admission.admit(key, session, {
       status: 'pending',
-      secret: { id: newId('cs'), hash: sha256Hex(value), ttlSeconds },
+      secret: { id: newId('cs'), hash: sha256Hex(value), ttlSeconds, realtimeSession: settings?.stored ?? null },
     });
     const urls = socketUrls(origin, this.urlSettings);
     return {
@@ -132,6 +139,7 @@ export class ClientSecretsService {
         live_url: urls.live,
         ingress: toIngressResponse(session.type, urls, this.config.maxSessionSeconds),
         metadata: session.metadata,
+        ...settings?.shown,
       },
     };
   }
@@ -153,7 +161,7 @@ export class ClientSecretsService {
         },
       );
     }
-    return { ...session, type: 'live', model, audio: withoutTranscriptionModel(session.audio) };
+    return { type: 'live', model, include: session.include, audio: withoutTranscriptionModel(session.audio) };
   }
 
   /**

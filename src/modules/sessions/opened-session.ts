@@ -18,4 +18,9 @@ export interface OpenedSession {
   startedAt: Date;
   /** When the client secret lapses; null for sessions opened with an API key. */
   secretExpiresAt: Date | null;
+  /**
+   * A Realtime conversation's settings its client secret carries (a GA `session.update`'s session,
+   * audio aside), applied before `session.created`; absent or null otherwise.
+   */
+  realtimeSession?: Record<string, unknown> | null;
 }

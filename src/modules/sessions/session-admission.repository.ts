@@ -26,7 +26,10 @@ export type AdmissionCaller =
 
 /** A pending session is issued with its secret; an active one is opened on a socket right away. */
 export type Admission =
-  | { status: 'pending'; secret: { id: string; hash: string; ttlSeconds: number } }
+  | {
+      status: 'pending';
+      secret: { id: string; hash: string; ttlSeconds: number; realtimeSession?: Record<string, unknown> | null };
+    }
   | { status: 'active'; instanceId: string | null };
 
 export type AdmissionOutcome =
@@ -62,6 +65,7 @@ interface AdmissionInput {
   session_limit: number;
   secret_id: string | null;
   secret_hash: string | null;
+  secret_realtime_session: Record<string, unknown> | null;
 }
 
 interface AdmissionRow {
@@ -138,6 +142,7 @@ export class SessionAdmissionRepository {
       session_limit: limits.concurrentSessions,
       secret_id: pending ? admission.secret.id : null,
       secret_hash: pending ? admission.secret.hash : null,
+      secret_realtime_session: pending ? (admission.secret.realtimeSession ?? null) : null,
     });
     const key: KeyCheck | null =
       unchecked && row.o_outcome !== 'no_key'

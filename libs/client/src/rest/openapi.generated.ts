@@ -96,7 +96,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a transcription session (OpenAI Realtime-compatible) and return its client secret */
+        /** Create a transcription session, or with session.type "realtime" a conversation configured by its settings (OpenAI Realtime-compatible), and return its client secret */
         post: operations["createRealtimeClientSecret"];
         delete?: never;
         options?: never;
@@ -288,8 +288,16 @@ export interface components {
             /** @description The session's id (`sess_…`). */
             id: string;
             ingress: components["schemas"]["IngressResponse"];
+            /**
+             * @description Conversation secrets only (`object: "realtime.session"`), like the four fields after it: the
+             *     settings the session starts with, as OpenAI's secret and `session.created` show them. The system
+             *     instructions (default empty).
+             */
+            instructions?: string;
             /** @description Absolute WebSocket address (wss:// or ws://) to open with the secret. */
             live_url: string;
+            /** @description Conversation secrets only: tokens per response, or `inf`. */
+            max_output_tokens?: number | "inf";
             metadata: {
                 [key: string]: string;
             };
@@ -300,8 +308,14 @@ export interface components {
              * @enum {string}
              */
             object: "session" | "realtime.transcription_session" | "realtime.session";
+            /** @description Conversation secrets only: `["audio"]` or `["text"]`. */
+            output_modalities?: ("audio" | "text")[];
             pool: string;
             region: string;
+            /** @description Conversation secrets only: `auto`, `none`, `required`, or the function to call. */
+            tool_choice?: ("auto" | "none" | "required") | components["schemas"]["RealtimeToolChoiceFunctionResponse"];
+            /** @description Conversation secrets only: the function tools. */
+            tools?: components["schemas"]["RealtimeFunctionToolResponse"][];
             /** @enum {string} */
             type: "live" | "transcription";
         };
@@ -493,12 +507,68 @@ export interface components {
             /** @enum {string} */
             object: "project";
         };
+        RealtimeFunctionToolRequest: {
+            description?: string;
+            /** @description 1 to 64 letters, digits, `_` or `-`; unique among the session's tools. */
+            name: string;
+            /** @description A JSON Schema object for the arguments; default: an object without properties. */
+            parameters?: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            type: "function";
+        };
+        RealtimeFunctionToolResponse: {
+            description: string;
+            name: string;
+            /** @description The JSON Schema of its arguments. */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            type: "function";
+        };
+        RealtimeToolChoiceFunctionRequest: {
+            name: string;
+            /** @enum {string} */
+            type: "function";
+        };
+        RealtimeToolChoiceFunctionResponse: {
+            name: string;
+            /** @enum {string} */
+            type: "function";
+        };
         RequestedSession: {
             audio?: components["schemas"]["AudioRequest"];
             /** @description Accepted for compatibility with the OpenAI SDK; log probabilities are not produced. */
             include?: "item.input_audio_transcription.logprobs"[];
+            /**
+             * @description Type `realtime` only: the system instructions of the conversation (at most 100,000 characters).
+             *     This and the fields below are what a Realtime `session.update` accepts, checked by the same rules;
+             *     the client may still change them with a `session.update` of its own.
+             */
+            instructions?: string;
+            /** @description Type `realtime` only: tokens per response, 1..4096, or `inf` (the engine's own limit, the default). */
+            max_output_tokens?: number | "inf";
             /** @description Defaults to the type's model: `vendor-voicechat` (live), `vendor-asr-streaming` (transcription). */
             model?: string;
+            /** @description Type `realtime` only: `["audio"]` (default; the transcript is the text) or `["text"]`. */
+            output_modalities?: ("audio" | "text")[];
+            /** @description Type `realtime` only: null. Stored prompts live on OpenAI; send their text as `instructions`. */
+            prompt?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Type `realtime` only: `auto` (default), `none`, `required`, or a function to call. */
+            tool_choice?: ("auto" | "none" | "required") | components["schemas"]["RealtimeToolChoiceFunctionRequest"];
+            /** @description Type `realtime` only: function tools (at most 128). Refused when the model's engine cannot call tools. */
+            tools?: components["schemas"]["RealtimeFunctionToolRequest"][];
+            /** @description Type `realtime` only: accepted for compatibility (`auto`, an object, or null); there is no tracing here. */
+            tracing?: ("auto" | Record<string, never>) | null;
+            /**
+             * @description Type `realtime` only: `auto` is the one truncation served.
+             * @enum {string}
+             */
+            truncation?: "auto";
             /**
              * @description Default `live`, or the type of the requested model. On the realtime path: `transcription` (the
              *     default there), or `realtime` (OpenAI's GA name) for a conversation session, a `live` session

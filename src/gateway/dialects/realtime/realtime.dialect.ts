@@ -26,7 +26,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
   // A client secret's configuration wins; the query asks for nothing else.
   configure: (query, lock) =>
     lock ?? (query.type === 'live' ? conversationConfig(query.model) : DEFAULT_TRANSCRIPTION_CONFIG),
-  connect: ({ ws, config, query, runtime, engines, models }) =>
+  connect: ({ ws, config, query, realtimeSession, runtime, engines, models }) =>
     config!.type === 'live'
       ? new RealtimeConversationConnection({
           ...runtime,
@@ -34,6 +34,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
           engine: engines.for(config!.model),
           transport: wsTransport(ws),
           aliases: query.aliases,
+          realtimeSession,
         })
       : new RealtimeConnection({
           ...runtime,

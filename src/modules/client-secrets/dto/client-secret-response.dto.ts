@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { AudioResponseDto } from '../../sessions';
 import { FRAME_BYTES, FRAME_MS, SAMPLE_RATE } from '../../../engines/contract';
 
@@ -48,6 +48,24 @@ export class IngressResponseDto {
   compatible_urls: IngressUrlsResponseDto;
 }
 
+@ApiSchema({ name: 'RealtimeFunctionToolResponse' })
+export class RealtimeFunctionToolResponseDto {
+  @ApiProperty({ enum: ['function'] })
+  type: 'function';
+  name: string;
+  description: string;
+  /** The JSON Schema of its arguments. */
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  parameters: Record<string, unknown>;
+}
+
+@ApiSchema({ name: 'RealtimeToolChoiceFunctionResponse' })
+export class RealtimeToolChoiceFunctionResponseDto {
+  @ApiProperty({ enum: ['function'] })
+  type: 'function';
+  name: string;
+}
+
 @ApiSchema({ name: 'ClientSecretSessionResponse' })
 export class ClientSecretSessionResponseDto {
   /** The session's id (`sess_…`). */
@@ -71,6 +89,29 @@ export class ClientSecretSessionResponseDto {
   ingress: IngressResponseDto;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
   metadata: Record<string, string>;
+  /**
+   * Conversation secrets only (`object: "realtime.session"`), like the four fields after it: the
+   * settings the session starts with, as OpenAI's secret and `session.created` show them. The system
+   * instructions (default empty).
+   */
+  instructions?: string;
+  /** Conversation secrets only: the function tools. */
+  @ApiPropertyOptional({ type: () => [RealtimeFunctionToolResponseDto] })
+  tools?: RealtimeFunctionToolResponseDto[];
+  /** Conversation secrets only: `auto`, `none`, `required`, or the function to call. */
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', enum: ['auto', 'none', 'required'] },
+      { $ref: '#/components/schemas/RealtimeToolChoiceFunctionResponse' },
+    ],
+  })
+  tool_choice?: 'auto' | 'none' | 'required' | RealtimeToolChoiceFunctionResponseDto;
+  /** Conversation secrets only: `["audio"]` or `["text"]`. */
+  @ApiPropertyOptional({ type: [String], enum: ['audio', 'text'] })
+  output_modalities?: ('audio' | 'text')[];
+  /** Conversation secrets only: tokens per response, or `inf`. */
+  @ApiPropertyOptional({ oneOf: [{ type: 'integer' }, { type: 'string', enum: ['inf'] }] })
+  max_output_tokens?: number | 'inf';
 }
 
 @ApiSchema({ name: 'ClientSecretResponse' })

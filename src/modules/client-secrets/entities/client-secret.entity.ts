@@ -23,6 +23,13 @@ export class ClientSecretEntity {
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
 
+  /**
+   * A Realtime conversation session's configuration as the secret's request gave it (a GA
+   * `session.update`'s `session`, without its audio, which the session row holds); NULL otherwise.
+   */
+  @Column({ name: 'realtime_session', type: 'jsonb', nullable: true })
+  realtimeSession: Record<string, unknown> | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

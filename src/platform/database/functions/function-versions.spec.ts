@@ -22,6 +22,7 @@ const PINNED: Record<string, string> = {
   'admit-session.v1.ts': 'c17ddaa2816bc9f57a1c68db3ed44b3ac7ff21833afc8b339cd99f2af8a4ebb0',
   'admit-sessions.v1.ts': '83b39e8c825969ee0a41b6a984248e38f9c78f4615abdae907122f3f30848a37',
   'admit-sessions.v2.ts': '00e177921c5e12533539a114ccb1bcd12fb1bab237f9174783fba19de7b7d446',
+  'admit-sessions.v3.ts': '5a4d0678958e63ee16302ef4fa85e3586454538b86c66e0fa4c82b1960a045b2',
   'record-auth-failure.v1.ts': 'cd935fd8c285cd4816554b7800b68f9c15ba4334f707a06bbc6dbf7ac953c252',
   'record-meter-batches.v1.ts': 'a4d63f065118670beff1f99e80c83a02afd7499ba22c1db5aad730bf429a888b',
   'take-request-token.v1.ts': '4e1f2bb8e94d1027a34c56a5faba9575656a37168b44be65ab24bcc3b3f92315',

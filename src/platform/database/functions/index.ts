@@ -1,4 +1,4 @@
-import { ADMIT_SESSIONS_V2 } from './admit-sessions.v2';
+import { ADMIT_SESSIONS_V3 } from './admit-sessions.v3';
 import { RECORD_AUTH_FAILURE_V1 } from './record-auth-failure.v1';
 import { RECORD_METER_BATCHES_V1 } from './record-meter-batches.v1';
 import { TAKE_REQUEST_TOKEN_V2 } from './take-request-token.v2';
@@ -10,7 +10,7 @@ export { type DatabaseFunction } from './database-function';
  * are exactly these (`test/database/database-functions.medium-spec.ts`).
  */
 export const CURRENT_FUNCTIONS = [
-  ADMIT_SESSIONS_V2,
+  ADMIT_SESSIONS_V3,
   RECORD_AUTH_FAILURE_V1,
   RECORD_METER_BATCHES_V1,
   TAKE_REQUEST_TOKEN_V2,

@@ -6,6 +6,7 @@ import { AuthFailures1796000000000 } from './1796000000000-AuthFailures';
 import { MeterBatches1796000000001 } from './1796000000001-MeterBatches';
 import { OperatorControls1796100000000 } from './1796100000000-OperatorControls';
 import { SessionTokens1796200000000 } from './1796200000000-SessionTokens';
+import { SecretRealtimeSession1796300000000 } from './1796300000000-SecretRealtimeSession';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   MeterBatches1796000000001,
   OperatorControls1796100000000,
   SessionTokens1796200000000,
+  SecretRealtimeSession1796300000000,
 ];

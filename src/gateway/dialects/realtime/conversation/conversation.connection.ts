@@ -29,14 +29,17 @@ import {
   type ConversationParseContext,
   type ConversationRequest,
 } from './conversation.protocol';
+import { Refusal, toolsRefusal } from './conversation.fields';
 import { ConversationRenderer } from './conversation.render';
-import type { ConversationUpdate, ConversationView } from './conversation.session-update';
+import { parseConversationUpdate, type ConversationUpdate, type ConversationView } from './conversation.session-update';
 
 export interface ConversationConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
   readonly engine: SpeechEngine;
   readonly aliases: ReadonlyMap<string, string>;
   readonly maxMessageBytes?: number;
+  /** The settings the session's client secret carries (see applySecret). */
+  readonly realtimeSession?: Record<string, unknown> | null;
 }
 
 /** What a conversation session runs with when its client secret does not say otherwise. */
@@ -80,7 +83,7 @@ export class RealtimeConversationConnection implements EventRenderer {
   private reconfiguring = false;
 
   constructor(options: ConversationConnectionOptions) {
-    const { config, engine, aliases, maxMessageBytes, ...runtimeOptions } = options;
+    const { config, engine, aliases, maxMessageBytes, realtimeSession, ...runtimeOptions } = options;
     const capabilities = engine.conversation;
     this.tools = capabilities?.tools === true;
     this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
@@ -105,6 +108,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       tracing: null,
     };
     if (td === null) this.model.settings.createResponse = false;
+    if (realtimeSession) this.applySecret(realtimeSession);
     // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
     const store = runtimeOptions.store;
     this.runtime = new SessionRuntime({
@@ -248,6 +252,31 @@ export class RealtimeConversationConnection implements EventRenderer {
     }
   }
 
+  /**
+   * A client secret's settings, applied as a session.update before the session starts, so that
+   * session.created shows them. They passed the same parser when the secret was issued; what it
+   * refuses now (a rule or this instance's engine changed since) is an `error` after session.created,
+   * and the session runs on without it, as after a refused session.update.
+   */
+  private applySecret(session: Record<string, unknown>): void {
+    try {
+      const update = parseConversationUpdate(
+        { type: 'realtime', ...session },
+        this.context.model,
+        this.context.aliases,
+      );
+      const { tools, ...settings } = update.settings;
+      Object.assign(this.model.settings, settings);
+      Object.assign(this.view, update.view);
+      if (tools === undefined) return;
+      if (this.tools || tools.length === 0) this.model.settings.tools = tools;
+      else this.waiting!.push(rejection(toolsRefusal('session.tools', this.context.model)));
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      this.waiting!.push(rejection(error));
+    }
+  }
+
   /** Settings apply at once; turn detection goes to the session core, which answers session.updated. */
   private update(update: ConversationUpdate, clientEventId?: string): void {
     if (!this.tools && (update.settings.tools?.length ?? 0) > 0)
@@ -267,10 +296,11 @@ export class RealtimeConversationConnection implements EventRenderer {
   }
 
   private refuseTools(param: string, clientEventId?: string): void {
+    const { code, message } = toolsRefusal(param, this.context.model);
     this.runtime.handle({
       type: 'reject',
-      code: 'unsupported_parameter',
-      message: `${param}: this model's engine (the embedded voicechat) cannot call tools; configure a cascade engine with a chat server for ${this.context.model} to use them`,
+      code,
+      message,
       param,
       ...(clientEventId === undefined ? {} : { clientEventId }),
     });
@@ -317,3 +347,5 @@ export class RealtimeConversationConnection implements EventRenderer {
     }
   }
 }
+
+const rejection = ({ code, message, param }: Refusal): SessionCommand => ({ type: 'reject', code, message, param });

@@ -112,3 +112,12 @@ export function maxOutputTokens(value: unknown, param: string): number | null {
   if (value === 'inf') return null;
   return integer(value, param, 1, 4096)!;
 }
+
+/** An engine without tool calls refuses tools the same way wherever they are set (socket or client secret). */
+export function toolsRefusal(param: string, model: string): Refusal {
+  return new Refusal(
+    'unsupported_parameter',
+    `${param}: this model's engine (the embedded voicechat) cannot call tools; configure a cascade engine with a chat server for ${model} to use them`,
+    param,
+  );
+}

@@ -183,14 +183,7 @@ export function sessionJson(session: SessionDescriptor, settings: ConversationSe
     object: 'realtime.session',
     id: session.id,
     model: view.model,
-    output_modalities: [settings.audio ? 'audio' : 'text'],
-    instructions: settings.instructions,
-    tools: settings.tools.map((tool) => ({ type: 'function', ...tool })),
-    tool_choice:
-      typeof settings.toolChoice === 'string'
-        ? settings.toolChoice
-        : { type: 'function', name: settings.toolChoice.name },
-    max_output_tokens: settings.maxOutputTokens ?? 'inf',
+    ...settingsJson(settings),
     tracing: view.tracing ?? null,
     prompt: null,
     truncation: 'auto',
@@ -205,6 +198,20 @@ export function sessionJson(session: SessionDescriptor, settings: ConversationSe
       output: { format, voice: view.voice, speed: 1 },
     },
     expires_at: Math.ceil(session.expiresAtMs / 1000),
+  };
+}
+
+/** The conversation's settings as a GA session shows them (also in a client secret's response). */
+export function settingsJson(settings: ConversationSettings): Json {
+  return {
+    output_modalities: [settings.audio ? 'audio' : 'text'],
+    instructions: settings.instructions,
+    tools: settings.tools.map((tool) => ({ type: 'function', ...tool })),
+    tool_choice:
+      typeof settings.toolChoice === 'string'
+        ? settings.toolChoice
+        : { type: 'function', name: settings.toolChoice.name },
+    max_output_tokens: settings.maxOutputTokens ?? 'inf',
   };
 }
 

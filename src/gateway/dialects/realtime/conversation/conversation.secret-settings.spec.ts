@@ -1,0 +1,80 @@
+import { FakeEngine, FakeMeter, FakeStore, FakeTransport } from '../../../../session-core/testing/fakes';
+import { conversationConfig, RealtimeConversationConnection } from './conversation.connection';
+
+class ToolEngine extends FakeEngine {
+  readonly conversation = { responses: true, tools: true };
+}
+
+const SECRET_SESSION = {
+  instructions: 'You are Breeze.',
+  tools: [{ type: 'function', name: 'get_weather', description: 'The weather', parameters: { type: 'object' } }],
+  tool_choice: 'required',
+  output_modalities: ['text'],
+  max_output_tokens: 200,
+};
+
+/** A client secret's settings on the socket it opens: in session.created, and changeable afterwards. */
+describe('a conversation opened with a client secret that carries settings', () => {
+  const opened: RealtimeConversationConnection[] = [];
+  afterEach(async () => {
+    for (const connection of opened.splice(0)) {
+      connection.onClose(1000);
+      await connection.runtime.done;
+    }
+  });
+
+  const open = async (engine: FakeEngine, realtimeSession: Record<string, unknown>) => {
+    const transport = new FakeTransport();
+    const connection = new RealtimeConversationConnection({
+      sessionId: 'sess_s1',
+      config: conversationConfig('vendor-voicechat'),
+      engine,
+      transport,
+      store: new FakeStore(),
+      meter: new FakeMeter(),
+      aliases: new Map(),
+      realtimeSession,
+    });
+    opened.push(connection);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    await settle();
+    const send = (event: object) => connection.onMessage(JSON.stringify(event), false);
+    return { transport, send, settle };
+  };
+
+  it('shows them in session.created, and a later session.update changes them', async () => {
+    const { transport, send, settle } = await open(new ToolEngine(), SECRET_SESSION);
+    expect(transport.types()).toEqual(['session.created']);
+    expect((transport.events[0] as any).session).toMatchObject({
+      instructions: 'You are Breeze.',
+      tools: [{ type: 'function', name: 'get_weather', description: 'The weather', parameters: { type: 'object' } }],
+      tool_choice: 'required',
+      output_modalities: ['text'],
+      max_output_tokens: 200,
+    });
+    send({ type: 'session.update', session: { type: 'realtime', instructions: 'Be terse.', tools: [] } });
+    await settle();
+    expect((transport.events.at(-1) as any).session).toMatchObject({
+      instructions: 'Be terse.',
+      tools: [],
+      tool_choice: 'required',
+    });
+  });
+
+  it('on an engine without tool calls: runs with the rest, and says why the tools were not taken', async () => {
+    const { transport } = await open(new FakeEngine(), SECRET_SESSION);
+    expect(transport.types()).toEqual(['session.created', 'error']);
+    expect((transport.events[0] as any).session).toMatchObject({ instructions: 'You are Breeze.', tools: [] });
+    expect((transport.events[1] as any).error).toMatchObject({
+      code: 'unsupported_parameter',
+      param: 'session.tools',
+      message: expect.stringContaining('cannot call tools'),
+    });
+  });
+
+  it('refuses settings its parser no longer takes with an error, and starts anyway', async () => {
+    const { transport } = await open(new ToolEngine(), { instructions: 42 });
+    expect(transport.types()).toEqual(['session.created', 'error']);
+    expect((transport.events[1] as any).error).toMatchObject({ param: 'session.instructions' });
+  });
+});
