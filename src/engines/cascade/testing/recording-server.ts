@@ -47,6 +47,8 @@ export class RecordingServer {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        // Before the body is parsed: parsing a long conversation is the upstream's time, not the client's.
+        const receivedAt = performance.now();
         const text = Buffer.concat(chunks).toString();
         let body: unknown = text;
         try {
@@ -61,7 +63,7 @@ export class RecordingServer {
           body,
           aborted: false,
           completed: false,
-          receivedAt: performance.now(),
+          receivedAt,
           abortedAt: null,
           firstWriteAt: null,
           lastWriteAt: null,
