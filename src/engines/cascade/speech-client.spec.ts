@@ -67,7 +67,9 @@ describe('SpeechClient', () => {
     })();
     await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
     await server.waitUntil(() => server.requests.at(-1)!.aborted);
-    expect(received).toBeLessThan(3 * 40 * 48);
+    // 3 s of audio paced at 40 ms a chunk; the first read may hold several chunks on a loaded machine
+    // (one CI run read 120 ms at once), but an abort that did not stop the request reads all of it.
+    expect(received).toBeLessThan((3000 * 48) / 2);
   });
 
   const collect = async (c: SpeechClient) => {
