@@ -11,7 +11,9 @@ import {
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
 import { chunks, silence as silentPcm, sleep } from '../support/audio';
+import OpenAI from 'openai';
 import { openaiRealtimeClient, startConversationApp, type ConversationApp } from '../support/conversation-app';
+import { fetchTrusting } from '../support/tls-and-words';
 
 const NOTE = /^\(The user has said nothing for \d+ seconds\.\)$/;
 
@@ -171,4 +173,38 @@ describe('conversation turn detection: idle_timeout_ms and interrupt_response (O
     expect(errors).toEqual([]);
     rt.close();
   }, 90_000);
+
+  it("takes a realtime client secret's interrupt_response and idle_timeout_ms from the start; a live secret refuses the timeout", async () => {
+    app.msPerChar = 10;
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['Anyone there?'] });
+    const server = new OpenAI({ apiKey: app.apiKey, baseURL: `${app.t.baseUrl}/v1`, fetch: fetchTrusting(app.ca) });
+    const turnDetection = { type: 'server_vad' as const, idle_timeout_ms: 5000, interrupt_response: false };
+    const secret = await server.realtime.clientSecrets.create({
+      session: { type: 'realtime', model: 'gpt-realtime', audio: { input: { turn_detection: turnDetection } } },
+    });
+    expect(secret.session.audio?.input?.turn_detection).toMatchObject(turnDetection);
+    const { rt, events, errors, next } = await openaiRealtimeClient(app, 'gpt-realtime', secret.value);
+    const created = await next('session.created');
+    const createdAt = Date.now();
+    expect(created.session.audio.input.turn_detection).toMatchObject(turnDetection);
+    // Nothing was said or answered since the session started: the count started with it.
+    const timeout = await next('input_audio_buffer.timeout_triggered', 0, 15_000);
+    expect(Date.now() - createdAt).toBeGreaterThanOrEqual(4500);
+    const prompt = await next('response.done', events.indexOf(timeout), 20_000);
+    expect(prompt.response.status).toBe('completed');
+    expect(errors).toEqual([]);
+    rt.close();
+
+    const live = await fetchTrusting(app.ca)(`${app.t.baseUrl}/v1/live/client_secrets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        session: { type: 'live', audio: { input: { turn_detection: { idle_timeout_ms: 5000 } } } },
+      }),
+    });
+    expect(live.status).toBe(400);
+    expect(await live.json()).toMatchObject({
+      error: { code: 'invalid_parameter', param: 'session.audio.input.turn_detection.idle_timeout_ms' },
+    });
+  }, 60_000);
 });

@@ -22,6 +22,8 @@ export interface SessionConfig {
   readonly conversation?: boolean;
   /** false: the user speaking over a response does not cut it (Realtime `interrupt_response`). */
   readonly interruptResponse?: boolean;
+  /** Conversation sessions: Realtime `idle_timeout_ms` as the session starts (the dialect runs it). */
+  readonly idleTimeoutMs?: number;
 }
 
 /** What a client may change in a started session before any audio: the engine's settings. */

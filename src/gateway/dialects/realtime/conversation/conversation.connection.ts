@@ -33,6 +33,7 @@ import {
 } from './conversation.protocol';
 import { ConversationIdleTimer } from './conversation.idle-timer';
 import { ConversationRenderer } from './conversation.render';
+import { servedConfig, startingView } from './conversation.start';
 import { unservedBySelfAnswering, type ConversationUpdate, type ConversationView } from './conversation.session-update';
 
 export interface ConversationConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
@@ -91,26 +92,9 @@ export class RealtimeConversationConnection implements EventRenderer {
     this.tools = capabilities?.tools === true;
     this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
-    const td = config.turnDetection;
-    this.view = {
-      model: config.model,
-      voice: config.voice ?? VOICE,
-      transcriptionModel: 'vendor-asr-streaming',
-      turnDetection:
-        td === null
-          ? null
-          : {
-              type: 'server_vad',
-              threshold: td.threshold,
-              prefix_padding_ms: td.prefixPaddingMs,
-              silence_duration_ms: td.silenceDurationMs,
-              idle_timeout_ms: null,
-              create_response: true,
-              interrupt_response: true,
-            },
-      tracing: null,
-    };
-    if (td === null) this.model.settings.createResponse = false;
+    const served = servedConfig(config, this.model.engineResponds);
+    this.view = startingView(served);
+    if (served.turnDetection === null) this.model.settings.createResponse = false;
     this.idle = new ConversationIdleTimer(runtimeOptions.clock ?? systemClock, (segment, silenceMs) => {
       try {
         if (this.runtime.phase === 'started') this.send(idleTimedOut(this.model, segment, silenceMs));
@@ -130,7 +114,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       engine,
       renderer: this,
     });
-    this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
+    this.runtime.handle({ type: 'start', config: { ...served, conversation: true }, implicit: true });
   }
 
   onMessage(frame: ClientFrame, isBinary: boolean): void {
@@ -160,6 +144,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         // After this render and the effects around it: the session is running by then.
         this.replayLater();
         this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
+        this.idle.configure(event.session.config.idleTimeoutMs ?? null);
         return this.out.session('session.created', event.session, this.model.settings, this.view);
       case 'updated':
         this.reconfigured();
