@@ -134,6 +134,7 @@ export class RealtimeConversationConnection implements EventRenderer {
 
   /** A client's close handshake ends the session as requested (client-close.ts); a dropped socket is connection_lost. */
   onClose(code: number): void {
+    this.idle.stop(); // with the socket gone no `closed` is rendered to stop it
     if (isClientsOwnClose(code)) this.runtime.clientClosed();
     else this.runtime.transportClosed();
   }
