@@ -59,6 +59,8 @@ export { type SessionError, type SessionStats, assertUnreachable } from './model
 export {
   ConversationModel,
   DEFAULT_CONVERSATION_SETTINGS,
+  IdleTimeout,
+  idleTimedOut,
   MAX_CONVERSATION_ITEMS,
   type ContentPart,
   type ConversationEffect,
@@ -68,4 +70,5 @@ export {
   type OutputRef,
   type ResponseOptions,
   type ResponseView,
+  type SilentSegment,
 } from './conversation';

@@ -322,6 +322,13 @@ describe('AsyncAPI document of the sockets', () => {
       await nth('response.done', 5, 15_000);
       c.send({ type: 'input_audio_buffer.clear' });
       await c.waitFor('input_audio_buffer.cleared');
+      // The idle timeout, set after audio (it may change at any time): silence prompts the user.
+      c.send({
+        type: 'session.update',
+        session: { audio: { input: { turn_detection: { type: 'server_vad', idle_timeout_ms: 5000 } } } },
+      });
+      await c.waitFor('input_audio_buffer.timeout_triggered', 15_000);
+      await nth('response.done', 6, 15_000);
       c.ws.close(1000);
       await c.waitClosed();
 

@@ -114,7 +114,15 @@ const LEVELS: [string[], string[]][] = [
   ],
   [
     ['session', 'audio', 'input', 'turn_detection'],
-    ['type', 'threshold', 'prefix_padding_ms', 'silence_duration_ms', 'create_response', 'interrupt_response'],
+    [
+      'type',
+      'threshold',
+      'prefix_padding_ms',
+      'silence_duration_ms',
+      'create_response',
+      'interrupt_response',
+      'idle_timeout_ms',
+    ],
   ],
   [
     ['session', 'audio', 'output'],

@@ -5,22 +5,12 @@
  * test). vendor-voicechat is a cascade whose chat and speech upstreams are fake servers speaking
  * the public chat-completions (streamed, with tool calls) and audio/speech formats.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { OpenAIRealtimeWebSocket, RealtimeAgent, RealtimeSession, tool } from '@openai/agents-realtime';
 import OpenAI from 'openai';
-import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
-import {
-  chatBody,
-  FAKE_USAGE,
-  startFakeChatServer,
-  type ChatPlan,
-} from '../../src/engines/cascade/testing/fake-chat-server';
-import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-speech-server';
-import type { RecordedRequest, RecordingServer } from '../../src/engines/cascade/testing/recording-server';
+import { chatBody, FAKE_USAGE } from '../../src/engines/cascade/testing/fake-chat-server';
+import type { RecordingServer } from '../../src/engines/cascade/testing/recording-server';
 import {
   concatAudio,
   fliteUtterances,
@@ -28,64 +18,30 @@ import {
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
 import { chunks, sleep } from '../support/audio';
-import { databaseTargets } from '../support/test-database';
-import { startTestApp, TestApp } from '../support/test-app';
-import { fetchTrusting, pemPair } from '../support/tls-and-words';
+import { openaiRealtimeClient, startConversationApp, type ConversationApp } from '../support/conversation-app';
+import type { TestApp } from '../support/test-app';
+import { fetchTrusting } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
 
 type Event = { type: string; [key: string]: any };
 
 describe('conversation sessions on /v1/realtime with the official SDKs', () => {
+  let app: ConversationApp;
   let t: TestApp;
   let apiKey: string;
-  let dir: string;
   let ca: Buffer;
   let chat: RecordingServer;
-  let speech: RecordingServer;
-  let chatPlan: (request: RecordedRequest) => ChatPlan;
-  /** Milliseconds of voice per character of text (the fake speech server's tone). */
-  let msPerChar = 10;
 
   beforeAll(async () => {
-    chat = await startFakeChatServer((request) => chatPlan(request));
-    speech = await startFakeSpeechServer(() => ({ msPerChar, chunkMs: 100, chunkEveryMs: 5 }));
-    const engines = {
-      engines: {
-        listen: { kind: 'embedded', maxStreams: 3 },
-        voicechat: {
-          kind: 'cascade',
-          listener: 'listen',
-          languages: ['en'],
-          chat: {
-            url: chat.baseUrl,
-            model: 'llama-3.2-3b-instruct',
-            systemPrompt: 'You are Aria.',
-            maxTokens: 80,
-            temperature: 0.3,
-            timeoutMs: 5000,
-          },
-          speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart', timeoutMs: 5000 },
-        },
-      },
-      models: { 'vendor-asr-streaming': 'listen', 'vendor-voicechat': 'voicechat' },
-    };
-    dir = mkdtempSync(join(tmpdir(), 'continuum-conv-'));
-    const { cert, key } = pemPair(dir);
-    ca = readFileSync(cert);
-    t = await startTestApp(databaseTargets()[0], {
-      env: { ENGINES_JSON: JSON.stringify(engines), TLS_CERT_FILE: cert, TLS_KEY_FILE: key },
-    });
-    ({ apiKey } = await t.newProject());
+    app = await startConversationApp();
+    ({ t, apiKey, ca, chat } = app);
   }, 120_000);
   afterAll(async () => {
-    await t?.close();
-    await chat?.close();
-    await speech?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await app?.close();
   });
 
   afterEach(() => {
-    msPerChar = 10;
+    app.msPerChar = 10;
   });
 
   const wsBase = () => t.baseUrl.replace(/^https/, 'wss');
@@ -101,7 +57,7 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     });
 
   it('runs an Agents SDK agent: a text turn that calls a function tool, and the answer after its output', async () => {
-    chatPlan = (request) =>
+    app.chatPlan = (request) =>
       chatBody(request).messages.some((m) => m.role === 'tool')
         ? { kind: 'reply', pieces: ['It is', ' sunny in', ' Paris.'], delayMs: 5 }
         : {
@@ -211,7 +167,7 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
   }, 60_000);
 
   it("answers the Agents SDK's spoken turn with its default configuration (semantic_vad, pcm 24 kHz, an OpenAI transcriber)", async () => {
-    chatPlan = () => ({ kind: 'reply', pieces: ['It is noon.'] });
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['It is noon.'] });
     const [ask] = await fliteUtterances('awb', ['what time is it right now']);
     const audio = Buffer.from(concatAudio([silence(300), toSessionAudio(ask.clip), silence(2500)]).buffer);
     const transport = agentsTransport();
@@ -243,27 +199,10 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
     session.close();
   }, 60_000);
 
-  /** OpenAIRealtimeWS as a server-side agent uses it: every event recorded, errors collected. */
-  const openaiClient = async (model = 'gpt-realtime', key = apiKey) => {
-    const client = new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/v1`, fetch: fetchTrusting(ca) });
-    const rt = new OpenAIRealtimeWS({ model, options: { ca } }, client);
-    const events: Event[] = [];
-    const errors: Record<string, any>[] = [];
-    rt.on('event', (event) => events.push(event as Event));
-    rt.on('error', (error) =>
-      errors.push((error as { error?: Record<string, any> }).error ?? { message: String(error) }),
-    );
-    await new Promise<void>((resolve, reject) => rt.socket.once('open', resolve).once('error', reject));
-    const next = async (type: string, from = 0, timeoutMs = 15_000): Promise<Event> => {
-      let found: Event | undefined;
-      await waitFor(async () => (found = events.slice(from).find((e) => e.type === type)) !== undefined, timeoutMs);
-      return found!;
-    };
-    return { rt, events, errors, next };
-  };
+  const openaiClient = (model = 'gpt-realtime', key = apiKey) => openaiRealtimeClient(app, model, key);
 
   it('OpenAIRealtimeWS via an alias: text answers with per-response instructions, an out-of-band answer, items, refusals', async () => {
-    chatPlan = () => ({ kind: 'reply', pieces: ['Fine', ', thanks.'], delayMs: 150 });
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['Fine', ', thanks.'], delayMs: 150 });
     const { rt, events, errors, next } = await openaiClient('gpt-realtime');
     expect(rt.url.toString()).toMatch(/\/v1\/realtime\?model=gpt-realtime$/);
     const created = await next('session.created');
@@ -310,10 +249,10 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
       [
         {
           type: 'session.update',
-          session: { audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: false } } } },
+          session: { audio: { input: { turn_detection: { type: 'semantic_vad', idle_timeout_ms: 5000 } } } },
         },
         'unsupported_parameter',
-        'session.audio.input.turn_detection.interrupt_response',
+        'session.audio.input.turn_detection.idle_timeout_ms',
       ],
       [
         {
@@ -423,7 +362,7 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
   }, 60_000);
 
   it('cancels an answer that is playing: response.done cancelled, no audio after it, and truncate keeps what was heard', async () => {
-    chatPlan = () => ({
+    app.chatPlan = () => ({
       kind: 'reply',
       pieces: ['One two three four five six seven eight nine ten.', ' Eleven twelve.'],
     });
@@ -459,11 +398,11 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
   }, 60_000);
 
   it('answers a spoken turn on its own (flite speech in), and the user speaking over the answer cuts it', async () => {
-    chatPlan = () => ({
+    app.chatPlan = () => ({
       kind: 'reply',
       pieces: ['It is half past three, and the sun is shining over the hills today.'],
     });
-    msPerChar = 80; // about 5 s of answer: the user talks over it
+    app.msPerChar = 80; // about 5 s of answer: the user talks over it
     const [ask, talk] = await fliteUtterances('awb', [
       'what time is it right now',
       'the quick brown fox jumped over the lazy dog',
@@ -510,7 +449,7 @@ describe('conversation sessions on /v1/realtime with the official SDKs', () => {
   }, 90_000);
 
   it('opens a conversation with a client secret of type "realtime", made with the SDK; transcription stays the default', async () => {
-    chatPlan = () => ({ kind: 'reply', pieces: ['Hello from the secret.'] });
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['Hello from the secret.'] });
     const server = new OpenAI({ apiKey, baseURL: `${t.baseUrl}/v1`, fetch: fetchTrusting(ca) });
     const secret = await server.realtime.clientSecrets.create({
       expires_after: { anchor: 'created_at', seconds: 60 },

@@ -63,17 +63,25 @@ export class CascadeStream implements EngineStream {
         // As the embedded engine does: the session hears of the speech first (and cuts the response
         // it is playing), then the answer stops.
         this.emit(event);
-        this.bargeIn();
+        if (!this.sessionCuts) this.bargeIn();
         return;
       case 'input_transcript':
         this.emit(event);
-        if (event.delta.trim() !== '' && event.itemId !== this.answering) this.bargeIn();
+        if (!this.sessionCuts && event.delta.trim() !== '' && event.itemId !== this.answering) this.bargeIn();
         if (event.done) this.answer(event.itemId, event.transcript ?? '');
         return;
       default:
         this.emit(event);
     }
   };
+
+  /**
+   * A conversation session with turn detection decides barge-in itself (its interrupt() comes at
+   * speech start unless the client set interrupt_response: false), so the answer is not cut here.
+   */
+  private get sessionCuts(): boolean {
+    return this.config.conversation === true && this.config.turnDetection !== null;
+  }
 
   pushAudio(frame: Buffer): void {
     if (!this.stopping) this.listening?.pushAudio(frame);

@@ -128,4 +128,21 @@ describe('CascadeEngine responses (conversation sessions)', () => {
     expect(chat.requests.length).toBe(before);
     await stream.close();
   });
+
+  it('leaves barge-in to the session when it detects turns: speech heard over the answer does not cut it, interrupt() does', async () => {
+    chatPlan = { kind: 'reply', pieces: ['One two three four five.', ' Six seven eight nine ten.'], delayMs: 200 };
+    const { stream, log, finished } = await open();
+    await log.next((e) => e.type === 'output_audio');
+    const loud = Buffer.alloc(3840);
+    for (let i = 0; i < 1920; i++) loud.writeInt16LE(i % 2 ? 4000 : -4000, i * 2);
+    for (let i = 0; i < 10; i++) stream.pushAudio(loud);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(log.of('speech_started')).toHaveLength(1);
+    // The session decides (interrupt_response): the answer goes on until it says so.
+    expect(log.of('response_done')).toEqual([]);
+    stream.interrupt();
+    expect(await finished).toMatchObject({ type: 'finished', status: 'cancelled' });
+    expect(log.of('response_done')).toEqual([{ type: 'response_done', itemId: 'item_answer', interrupted: true }]);
+    await stream.close();
+  });
 });

@@ -22,6 +22,9 @@ export function coreConfigOf(type: SessionType, model: string, audio: SessionAud
     language: audio.input.transcription.language,
     turnDetection,
     outputEncoding: audio.output?.encoding ?? 'base64',
+    // Stored for conversation sessions only (a realtime client secret's turn detection).
+    ...(td?.interrupt_response === false ? { interruptResponse: false } : {}),
+    ...(typeof td?.idle_timeout_ms === 'number' ? { idleTimeoutMs: td.idle_timeout_ms } : {}),
   };
 }
 

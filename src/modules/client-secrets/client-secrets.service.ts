@@ -14,6 +14,7 @@ import {
   resolveSessionConfig,
   SessionAdmissionService,
   type RequestedSessionConfig,
+  type ResolvedSessionConfig,
   toSessionAudioResponse,
   type OpenedSession,
 } from '../sessions';
@@ -86,8 +87,14 @@ export class ClientSecretsService {
     }
     const conversation = endpoint === 'realtime' && request.session?.type === 'realtime';
     if (!conversation) refuseConversationFields(request.session);
+    const idleTimeout = request.session?.audio?.input?.turn_detection?.idle_timeout_ms;
+    if (!conversation && idleTimeout !== undefined && idleTimeout !== null) {
+      throw new AppError('invalid_parameter', 'idle_timeout_ms is for conversation sessions (type "realtime")', {
+        param: 'session.audio.input.turn_detection.idle_timeout_ms',
+      });
+    }
     const resolved = conversation
-      ? resolveSessionConfig(this.conversationRequest(request.session!), this.models)
+      ? withConversationTurns(resolveSessionConfig(this.conversationRequest(request.session!), this.models), request)
       : resolveSessionConfig(request.session as RequestedSessionConfig | undefined, this.models, {
           transcriptionOnly: endpoint === 'realtime',
         });
@@ -209,4 +216,20 @@ function withoutTranscriptionModel(audio: RequestedSessionDto['audio']): Request
   if (transcription?.model === undefined) return audio;
   const { model: _model, ...rest } = transcription;
   return { ...audio, input: { ...audio!.input, transcription: rest } };
+}
+
+/**
+ * A conversation keeps what its turn detection asked of the session core and the conversation
+ * (interrupt_response, idle_timeout_ms); other live sessions store neither (they always barge in).
+ */
+function withConversationTurns(resolved: ResolvedSessionConfig, request: ClientSecretRequestDto) {
+  const asked = request.session?.audio?.input?.turn_detection;
+  const stored = resolved.audio.input.turn_detection;
+  if (stored === null || asked === undefined || asked === null) return resolved;
+  const turns = {
+    ...(asked.interrupt_response === undefined ? {} : { interrupt_response: asked.interrupt_response }),
+    ...(asked.idle_timeout_ms === undefined ? {} : { idle_timeout_ms: asked.idle_timeout_ms }),
+  };
+  const input = { ...resolved.audio.input, turn_detection: { ...stored, ...turns } };
+  return { ...resolved, audio: { ...resolved.audio, input } };
 }

@@ -38,6 +38,7 @@ export interface RequestedTurnDetection {
   end_of_turn?: RequestedEndOfTurn | null;
   create_response?: boolean;
   interrupt_response?: boolean;
+  idle_timeout_ms?: number | null;
 }
 
 /** The shape of a requested session; the request DTOs satisfy it, and so can a socket's own parsing. */

@@ -58,7 +58,7 @@ export interface UserTurn {
 
 export class ConversationModel {
   settings: ConversationSettings = { ...DEFAULT_CONVERSATION_SETTINGS };
-  private readonly items = new ConversationItems();
+  readonly items = new ConversationItems();
   /** User turns by the engine's item id. */
   private readonly turns = new Map<string, UserTurn>();
   /** The turn heard last and not committed yet. */
@@ -75,7 +75,7 @@ export class ConversationModel {
   constructor(
     private readonly prefix: string,
     /** Whether the engine makes responses on request (false: it answers spoken turns by itself). */
-    private readonly engineResponds: boolean,
+    readonly engineResponds: boolean,
   ) {}
 
   /** The session's token totals, or null if no response reported usage (the engine reports none). */
@@ -173,8 +173,8 @@ export class ConversationModel {
   speechStarted(engineItemId: string, audioStartMs: number): ConversationEffect[] {
     const turn = this.turnOf(engineItemId);
     const out = [this.emit({ type: 'input_speech_started', itemId: turn.itemId, audioStartMs })];
-    // The user talks over the answer: it ends now (interrupt_response; the session cut its audio).
-    if (this.active !== null) out.push(...this.cut(this.active, 'turn_detected'));
+    // The user talks over the answer: it ends now (the session cut its audio), unless interrupt_response is false.
+    if (this.active !== null && this.settings.interruptResponse) out.push(...this.cut(this.active, 'turn_detected'));
     return out;
   }
 

@@ -37,6 +37,8 @@ export interface ConversationSettings {
   maxOutputTokens: number | null;
   /** Answer each committed user turn without a response.create (turn detection's create_response). */
   createResponse: boolean;
+  /** The user speaking over a response cuts it (turn detection's interrupt_response). */
+  interruptResponse: boolean;
 }
 
 export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = {
@@ -46,6 +48,7 @@ export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = {
   audio: true,
   maxOutputTokens: null,
   createResponse: true,
+  interruptResponse: true,
 };
 
 /** One response.create's own choices, each falling back to the session's. */
@@ -94,6 +97,8 @@ export type ConversationEvent =
   | { type: 'input_speech_stopped'; itemId: string; audioEndMs: number }
   | { type: 'input_committed'; itemId: string; previousItemId: string | null; clientEventId?: string }
   | { type: 'input_cleared'; clientEventId?: string }
+  /** No speech for the idle timeout: the silent stretch of input audio, committed as `itemId`. */
+  | { type: 'input_timeout'; itemId: string; audioStartMs: number; audioEndMs: number }
   | { type: 'input_transcript_delta'; itemId: string; delta: string }
   | { type: 'input_transcript_done'; itemId: string; transcript: string; seconds: number }
   | { type: 'response_created'; response: ResponseView; clientEventId?: string }

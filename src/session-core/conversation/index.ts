@@ -1,4 +1,5 @@
 /** Conversation sessions' pure state: items, responses, settings (used by the Realtime dialect). */
 export { ConversationModel, type ConversationEffect } from './conversation.model';
 export { MAX_CONVERSATION_ITEMS } from './conversation-items';
+export { IdleTimeout, idleTimedOut, type SilentSegment } from './idle-timeout';
 export * from './conversation.types';

@@ -6,11 +6,17 @@
  */
 import type { EngineEvent } from '../../engines/contract';
 import { NO_EFFECTS, type Effect } from '../model/session.effects';
+import type { SessionDescriptor } from '../model/session.types';
 
 export type ResponseEvent = Extract<
   EngineEvent,
   { type: 'response_started' | 'output_transcript' | 'output_audio' | 'response_done' }
 >;
+
+/** Whether speech over a response is barge-in: yes unless the session said otherwise (interrupt_response). */
+export function interruptsResponses(session: SessionDescriptor | null): boolean {
+  return session?.config.interruptResponse !== false;
+}
 
 const HOLD: readonly Effect[] = Object.freeze([{ kind: 'output_hold' as const }]);
 const RELEASE: readonly Effect[] = Object.freeze([{ kind: 'output_release' as const }]);

@@ -10,8 +10,8 @@ import { closeOutcome, type CloseCause, type CloseOutcome } from '../model/close
 import { NO_EFFECTS, type Effect } from '../model/session.effects';
 import type { ServerEvent } from '../model/session.events';
 import { InputAudio } from './input-audio';
-import { sameEngineSettings, withChanges, withTurnSettings } from '../model/session-config-changes';
-import { OutputTurns } from './output-turns';
+import { sameEngineSettings, withChanges, withSessionChanges, withTurnSettings } from '../model/session-config-changes';
+import { interruptsResponses, OutputTurns } from './output-turns';
 import { SessionTurns } from '../end-of-turn/session-turns';
 import { sessionStats } from './session-stats';
 import {
@@ -138,7 +138,10 @@ export class SessionMachine {
     if (refused !== null || this.descriptor === null) return refused ?? NO_EFFECTS;
     const current = this.descriptor.config;
     const next = changes === undefined ? current : withChanges(current, changes);
-    if (sameEngineSettings(current, next)) return [ack({ type: 'updated', session: this.descriptor }, clientEventId)];
+    if (sameEngineSettings(current, next)) {
+      this.descriptor = { ...this.descriptor, config: withSessionChanges(current, changes) };
+      return [ack({ type: 'updated', session: this.descriptor }, clientEventId)];
+    }
     if (this.input.heard) return this.refuse('session_config_locked', param ?? null, clientEventId);
     this.reopening = clientEventId === undefined ? { config: next } : { config: next, clientEventId };
     return [{ kind: 'reopen_engine', config: next }];
@@ -261,11 +264,11 @@ export class SessionMachine {
           { kind: 'emit', event: { type: 'speech_started', itemId: event.itemId, startMs: event.audioStartMs } },
         ];
         // Barge-in: the user talks over a response that is still being produced or played.
-        if (this.phaseNow === 'started') this.output.interrupt(out);
+        if (this.phaseNow === 'started' && interruptsResponses(this.descriptor)) this.output.interrupt(out);
         return out;
       }
       case 'speech_suspected':
-        return this.phaseNow === 'started' ? this.output.hold() : NO_EFFECTS;
+        return this.phaseNow === 'started' && interruptsResponses(this.descriptor) ? this.output.hold() : NO_EFFECTS;
       case 'speech_ruled_out':
         return this.output.release();
       case 'speech_stopped':

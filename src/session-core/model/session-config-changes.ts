@@ -7,7 +7,18 @@ export function withChanges(config: SessionConfig, changes: SessionConfigChanges
     ...config,
     language: changes.language ?? config.language,
     turnDetection: changes.turnDetection === undefined ? config.turnDetection : changes.turnDetection,
+    ...sessionOnlyChanges(config, changes),
   };
+}
+
+/** What a change does that is not the engine's (allowed after audio too). */
+export function withSessionChanges(config: SessionConfig, changes: SessionConfigChanges | undefined) {
+  return changes === undefined ? config : { ...config, ...sessionOnlyChanges(config, changes) };
+}
+
+function sessionOnlyChanges(config: SessionConfig, changes: SessionConfigChanges): Partial<SessionConfig> {
+  const interruptResponse = changes.interruptResponse ?? config.interruptResponse;
+  return interruptResponse === undefined ? {} : { interruptResponse };
 }
 
 /** Whether two configurations ask the engine for the same thing (language and turn detection). */

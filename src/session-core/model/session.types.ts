@@ -20,6 +20,10 @@ export interface SessionConfig {
   readonly outputEncoding: OutputEncoding;
   /** A conversation session (Realtime `type: "realtime"`): the session asks for each response. */
   readonly conversation?: boolean;
+  /** false: the user speaking over a response does not cut it (Realtime `interrupt_response`). */
+  readonly interruptResponse?: boolean;
+  /** Conversation sessions: Realtime `idle_timeout_ms` as the session starts (the dialect runs it). */
+  readonly idleTimeoutMs?: number;
 }
 
 /** What a client may change in a started session before any audio: the engine's settings. */
@@ -27,6 +31,8 @@ export interface SessionConfigChanges {
   readonly language?: string;
   /** null: manual turns (utterances end on commit). */
   readonly turnDetection?: TurnDetectionConfig | null;
+  /** Not an engine setting: it changes at any time. */
+  readonly interruptResponse?: boolean;
 }
 
 /** A started session as every `started`/`updated`/`closed` event shows it. */

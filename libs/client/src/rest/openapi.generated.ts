@@ -665,7 +665,15 @@ export interface components {
              *     (the default, and the only kind, for transcription sessions).
              */
             end_of_turn?: components["schemas"]["EndOfTurnRequest"] | null;
-            /** @description Accepted for compatibility: live sessions can always be interrupted. */
+            /**
+             * @description Conversation sessions only (`session.type: "realtime"`): no speech for this long after an answer's
+             *     audio played brings `input_audio_buffer.timeout_triggered` and a prompt; null (the default): off.
+             */
+            idle_timeout_ms?: number | null;
+            /**
+             * @description Conversation sessions (`session.type: "realtime"`): false lets an answer play on when the user
+             *     speaks over it. Other live sessions: accepted, no effect (they can always be interrupted).
+             */
             interrupt_response?: boolean;
             /**
              * @description Audio kept before detected speech, in ms.
@@ -692,6 +700,10 @@ export interface components {
         TurnDetectionResponse: {
             /** @description Live sessions: the end-of-turn confidence thresholds; null: fixed silence. */
             end_of_turn?: components["schemas"]["EndOfTurnResponse"] | null;
+            /** @description Conversation sessions, when asked for: the idle timeout in ms (null: off). */
+            idle_timeout_ms?: number | null;
+            /** @description Conversation sessions, when asked for: false lets answers play on over the user's speech. */
+            interrupt_response?: boolean;
             /** @description Audio kept before detected speech, in ms. */
             prefix_padding_ms: number;
             /** @description Silence that ends a turn, in ms (when `end_of_turn` is null). */

@@ -141,10 +141,23 @@ export class TurnDetectionRequestDto {
   @OptionalField()
   @IsBoolean()
   create_response?: boolean;
-  /** Accepted for compatibility: live sessions can always be interrupted. */
+  /**
+   * Conversation sessions (`session.type: "realtime"`): false lets an answer play on when the user
+   * speaks over it. Other live sessions: accepted, no effect (they can always be interrupted).
+   */
   @OptionalField()
   @IsBoolean()
   interrupt_response?: boolean;
+  /**
+   * Conversation sessions only (`session.type: "realtime"`): no speech for this long after an answer's
+   * audio played brings `input_audio_buffer.timeout_triggered` and a prompt; null (the default): off.
+   */
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 5000, maximum: 30000 })
+  @NullableField()
+  @Max(30000)
+  @Min(5000)
+  @IsInt()
+  idle_timeout_ms?: number | null;
 }
 
 @ApiSchema({ name: 'AudioInputRequest' })

@@ -44,6 +44,11 @@ export class TurnDetectionResponseDto {
   /** Live sessions: the end-of-turn confidence thresholds; null: fixed silence. */
   @ApiPropertyOptional({ type: () => EndOfTurnResponseDto, nullable: true })
   end_of_turn?: EndOfTurnResponseDto | null;
+  /** Conversation sessions, when asked for: false lets answers play on over the user's speech. */
+  interrupt_response?: boolean;
+  /** Conversation sessions, when asked for: the idle timeout in ms (null: off). */
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  idle_timeout_ms?: number | null;
 }
 
 @ApiSchema({ name: 'AudioInputResponse' })

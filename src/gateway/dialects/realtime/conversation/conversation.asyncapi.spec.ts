@@ -65,9 +65,32 @@ describe('the realtime-conversation channel of the AsyncAPI document', () => {
         audio: { input: { transcription: null, turn_detection: null } },
       },
     ],
+    [
+      'server_vad with an idle timeout, answers that the user cannot interrupt',
+      {
+        audio: {
+          input: { turn_detection: { type: 'server_vad', idle_timeout_ms: 8000, interrupt_response: false } },
+        },
+      },
+    ],
+    [
+      'semantic_vad that the user cannot interrupt, no idle timeout',
+      {
+        audio: {
+          input: { turn_detection: { type: 'semantic_vad', idle_timeout_ms: null, interrupt_response: false } },
+        },
+      },
+    ],
   ])('describes the update, accepted by the parser, and the session of %s', (_name, update) => {
     expect(schemaProblems(update, schema('RealtimeConversationSessionUpdate'), root)).toEqual([]);
     expect(schemaProblems(updated(update), schema('RealtimeConversationSession'), root)).toEqual([]);
+  });
+
+  it('documents the idle timeout range the parser takes and the event it triggers', () => {
+    const update = (ms: number) => ({ audio: { input: { turn_detection: { idle_timeout_ms: ms } } } });
+    expect(schemaProblems(update(4999), schema('RealtimeConversationSessionUpdate'), root)).not.toEqual([]);
+    expect(schemaProblems(update(30_001), schema('RealtimeConversationSessionUpdate'), root)).not.toEqual([]);
+    expect(REALTIME_CONVERSATION_ASYNCAPI.serverMessages['input_audio_buffer.timeout_triggered']).toBeDefined();
   });
 
   it('refuses a session the renderer never sends (a field out of its schema fails the check)', () => {

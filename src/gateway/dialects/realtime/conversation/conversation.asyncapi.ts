@@ -9,7 +9,6 @@
 import type { MessageDoc, SocketDialectDoc } from '../../../../platform/openapi/socket-dialect-doc';
 import {
   array,
-  bool,
   constant,
   int,
   nullable,
@@ -26,7 +25,7 @@ import { COMPAT_HANDSHAKE_REFUSALS } from '../../../handshake/handshake-refusals
 import { TRANSCRIPTION_MODEL, VOICE, VOICECHAT } from '../../../../session-core';
 import { clientId, REALTIME_ERROR_CODES, REALTIME_SESSION_ENDS, serverId } from '../realtime.asyncapi';
 import { OPENAI_TRANSCRIPTION_MODELS } from '../realtime.session-update';
-import { EAGERNESS } from './conversation.session-update';
+import { TIMEOUT_TRIGGERED, TURN_DETECTION_SHOWN, TURN_DETECTION_UPDATE } from './conversation.turns.asyncapi';
 
 /**
  * The transcription half's codes but the language check (a conversation's recogniser is not
@@ -59,7 +58,6 @@ const toolChoice = oneOf(
   oneOfValues(['auto', 'none', 'required']),
   object({ type: constant('function'), name: str() }),
 );
-const eagerness = oneOfValues(Object.keys(EAGERNESS), 'Mapped to the end-of-turn model (docs/api.md).');
 const tracing = nullable(oneOf(constant('auto'), openObject({})), 'Accepted and shown, no effect.');
 const metadata = nullable({ type: 'object', additionalProperties: str(), maxProperties: 16 });
 const responseOut = { response_id: str('`resp_<n>`.'), output_index: int(undefined, 0) };
@@ -92,33 +90,7 @@ const SCHEMAS: Record<string, JsonSchema> = {
                 object({}, { model: transcriptionModels, language: str(), prompt: str() }),
                 'null: no input transcripts.',
               ),
-              turn_detection: nullable(
-                oneOf(
-                  object(
-                    {},
-                    {
-                      type: constant('server_vad', 'The default type.'),
-                      threshold: num('0..1'),
-                      prefix_padding_ms: int(undefined, 0),
-                      silence_duration_ms: int(undefined, 0),
-                      idle_timeout_ms: { type: 'null', description: 'A timeout is `unsupported_parameter`.' },
-                      create_response: bool('Default true: each committed turn is answered.'),
-                      interrupt_response: constant(true, 'false is `unsupported_parameter`.'),
-                    },
-                  ),
-                  object(
-                    { type: constant('semantic_vad') },
-                    {
-                      eagerness,
-                      idle_timeout_ms: { type: 'null', description: 'A timeout is `unsupported_parameter`.' },
-                      create_response: bool('Default true: each committed turn is answered.'),
-                      interrupt_response: constant(true, 'false is `unsupported_parameter`.'),
-                    },
-                  ),
-                ),
-                'null: turns end on `input_audio_buffer.commit` and are not answered on their own. Changes ' +
-                  'only before the first audio (`session_config_locked` after).',
-              ),
+              turn_detection: TURN_DETECTION_UPDATE,
             },
           ),
           output: object(
@@ -161,25 +133,7 @@ const SCHEMAS: Record<string, JsonSchema> = {
         format: pcm24k,
         noise_reduction: { type: 'null' },
         transcription: nullable(object({ model: transcriptionModels })),
-        turn_detection: nullable(
-          oneOf(
-            object({
-              type: constant('server_vad'),
-              threshold: num(),
-              prefix_padding_ms: int(),
-              silence_duration_ms: int(),
-              idle_timeout_ms: { type: 'null' },
-              create_response: bool(),
-              interrupt_response: constant(true),
-            }),
-            object({
-              type: constant('semantic_vad'),
-              eagerness,
-              create_response: bool(),
-              interrupt_response: constant(true),
-            }),
-          ),
-        ),
+        turn_detection: TURN_DETECTION_SHOWN,
       }),
       output: object({ format: pcm24k, voice: constant(VOICE), speed: constant(1) }),
     }),
@@ -508,7 +462,8 @@ const SERVER: Record<string, MessageDoc> = {
     }),
   },
   'input_audio_buffer.speech_started': {
-    summary: 'Turn detection heard speech begin; over an answer it cancels that answer.',
+    summary:
+      'Turn detection heard speech begin; over an answer it cancels that answer (unless `interrupt_response` is false).',
     payload: typed('input_audio_buffer.speech_started', { ...serverId, ...itemId, audio_start_ms: int(undefined, 0) }),
   },
   'input_audio_buffer.speech_stopped': {
@@ -527,6 +482,7 @@ const SERVER: Record<string, MessageDoc> = {
     summary: 'Answers `input_audio_buffer.clear`.',
     payload: typed('input_audio_buffer.cleared', serverId),
   },
+  ...TIMEOUT_TRIGGERED,
   'conversation.item.input_audio_transcription.delta': {
     summary: 'Each word of the user turn as the recogniser hears it.',
     payload: typed('conversation.item.input_audio_transcription.delta', { ...serverId, ...transcript, delta: str() }),
@@ -630,9 +586,10 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
     'Refused with `error`: `output_audio_buffer.clear` (WebRTC only: `unsupported_event`), ' +
       '`transcription_session.update` and other event types (`invalid_value`), binary frames (`invalid_event`), ' +
       'audio and image content in items, MCP tools and items, prompt references, `truncation` other than `auto`, ' +
-      '`speed` other than 1, `interrupt_response: false`, `idle_timeout_ms` (`unsupported_parameter` or ' +
-      '`invalid_value`, naming the parameter). An engine that answers spoken turns by itself refuses tools (`unsupported_parameter`) and ' +
-      '`response.create` (`unsupported_event`).',
+      '`speed` other than 1, `idle_timeout_ms` with semantic_vad (`unsupported_parameter` or `invalid_value`, ' +
+      'naming the parameter). An engine that answers spoken turns by itself refuses tools, ' +
+      '`interrupt_response: false` and `idle_timeout_ms` (`unsupported_parameter`) and `response.create` ' +
+      '(`unsupported_event`).',
     '',
     'Metered in input audio frames as voicechat; the tokens in `response.done` are detail only.',
   ].join('\n'),

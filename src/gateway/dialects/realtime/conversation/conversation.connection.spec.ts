@@ -1,4 +1,5 @@
 import type { ResponseRequest, ResponseSink } from '../../../../engines/contract';
+import { FakeClock } from '../../../../session-core/testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeStream, FakeTransport } from '../../../../session-core/testing/fakes';
 import { conversationConfig, RealtimeConversationConnection } from './conversation.connection';
 
@@ -52,7 +53,7 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     }
   });
 
-  const open = async (engine: FakeEngine, store = new FakeStore()) => {
+  const open = async (engine: FakeEngine, store = new FakeStore(), clock?: FakeClock) => {
     const transport = new FakeTransport();
     const connection = new RealtimeConversationConnection({
       sessionId: 'sess_t1',
@@ -62,6 +63,7 @@ describe('RealtimeConversationConnection (fake engines)', () => {
       store,
       meter: new FakeMeter(),
       aliases: new Map([['gpt-realtime-2.1', 'vendor-voicechat']]),
+      ...(clock === undefined ? {} : { clock }),
     });
     opened.push(connection);
     const send = (event: object) => connection.onMessage(JSON.stringify(event), false);
@@ -106,6 +108,76 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     const errors = transport.events.filter((e) => e.type === 'error') as any[];
     expect(errors.at(-1).error).toMatchObject({ code: 'unsupported_event', event_id: 'r1' });
     expect(transport.types()).toContain('conversation.item.added');
+  });
+
+  it('refuses interrupt_response: false and idle_timeout_ms with an engine that answers by itself', async () => {
+    const { transport, send, settle } = await open(new FakeEngine());
+    const vad = (fields: object) => ({ audio: { input: { turn_detection: { type: 'server_vad', ...fields } } } });
+    send({ type: 'session.update', event_id: 'i1', session: vad({ interrupt_response: false }) });
+    send({ type: 'session.update', event_id: 'i2', session: vad({ idle_timeout_ms: 5000 }) });
+    await settle();
+    const errors = transport.events.filter((e) => e.type === 'error').map((e: any) => e.error);
+    expect(errors.slice(-2)).toMatchObject([
+      { code: 'unsupported_parameter', param: 'session.audio.input.turn_detection.interrupt_response', event_id: 'i1' },
+      { code: 'unsupported_parameter', param: 'session.audio.input.turn_detection.idle_timeout_ms', event_id: 'i2' },
+    ]);
+  });
+
+  it('idle_timeout_ms: silence for the timeout after a response brings timeout_triggered, the silent item and a prompt', async () => {
+    const clock = new FakeClock();
+    const engine = new RespondingEngine();
+    const { transport, send, settle } = await open(engine, new FakeStore(), clock);
+    send({
+      type: 'session.update',
+      session: { output_modalities: ['text'], audio: { input: { turn_detection: { idle_timeout_ms: 5000 } } } },
+    });
+    await settle();
+    expect((transport.events.at(-1) as any).session.audio.input.turn_detection).toMatchObject({
+      type: 'server_vad',
+      idle_timeout_ms: 5000,
+      interrupt_response: true,
+    });
+    send({ type: 'response.create' });
+    await settle();
+    clock.advance(20_000); // a response that runs is never timed out
+    engine.requests[0].sink({ type: 'text', delta: 'Hello.' });
+    engine.requests[0].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
+    const doneAt = transport.types().lastIndexOf('response.done');
+    send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(48 * 1000).toString('base64') });
+    clock.advance(4999);
+    expect(transport.types().slice(doneAt + 1)).not.toContain('input_audio_buffer.timeout_triggered');
+    clock.advance(1);
+    const after = transport.events.slice(doneAt + 1) as any[];
+    expect(after.map((e) => e.type)).toEqual([
+      'input_audio_buffer.timeout_triggered',
+      'input_audio_buffer.committed',
+      'conversation.item.added',
+      'conversation.item.done',
+      'response.created',
+      'rate_limits.updated',
+    ]);
+    const [timeout, committed] = after;
+    expect(timeout).toEqual({
+      type: 'input_audio_buffer.timeout_triggered',
+      event_id: expect.any(String),
+      item_id: committed.item_id,
+      audio_start_ms: 0,
+      audio_end_ms: 1000,
+    });
+    expect(engine.requests).toHaveLength(2);
+    expect(engine.requests[1].request.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '(The user has said nothing for 5 seconds.)',
+    });
+
+    // Turned off mid-session (after audio): the prompt's end starts no count.
+    send({ type: 'session.update', session: { audio: { input: { turn_detection: { idle_timeout_ms: null } } } } });
+    await settle();
+    expect((transport.events.at(-1) as any).type).toBe('session.updated');
+    engine.requests[1].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
+    const count = transport.events.length;
+    clock.advance(10_000);
+    expect(transport.types().slice(count)).not.toContain('input_audio_buffer.timeout_triggered');
   });
 
   it('asks the engine for a response with the conversation, and renders its text and tool call', async () => {

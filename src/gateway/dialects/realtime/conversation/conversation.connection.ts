@@ -11,7 +11,9 @@ import {
   ConversationModel,
   DEFAULT_LANGUAGE,
   DEFAULT_VAD,
+  idleTimedOut,
   SessionRuntime,
+  systemClock,
   VOICE,
   type ConversationEffect,
   type EventRenderer,
@@ -29,9 +31,16 @@ import {
   type ConversationParseContext,
   type ConversationRequest,
 } from './conversation.protocol';
+import { ConversationIdleTimer } from './conversation.idle-timer';
 import { Refusal, toolsRefusal } from './conversation.fields';
 import { ConversationRenderer } from './conversation.render';
-import { parseConversationUpdate, type ConversationUpdate, type ConversationView } from './conversation.session-update';
+import { servedConfig, startingView } from './conversation.start';
+import {
+  parseConversationUpdate,
+  unservedBySelfAnswering,
+  type ConversationUpdate,
+  type ConversationView,
+} from './conversation.session-update';
 
 export interface ConversationConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -81,6 +90,9 @@ export class RealtimeConversationConnection implements EventRenderer {
    */
   private waiting: (SessionCommand | ConversationRequest)[] | null = [];
   private reconfiguring = false;
+  private readonly idle: ConversationIdleTimer;
+  /** An idle timeout asked for with a turn detection change: it applies once the session took that. */
+  private idleAsked: number | null | undefined;
 
   constructor(options: ConversationConnectionOptions) {
     const { config, engine, aliases, maxMessageBytes, realtimeSession, ...runtimeOptions } = options;
@@ -88,26 +100,16 @@ export class RealtimeConversationConnection implements EventRenderer {
     this.tools = capabilities?.tools === true;
     this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
-    const td = config.turnDetection;
-    this.view = {
-      model: config.model,
-      voice: config.voice ?? VOICE,
-      transcriptionModel: 'vendor-asr-streaming',
-      turnDetection:
-        td === null
-          ? null
-          : {
-              type: 'server_vad',
-              threshold: td.threshold,
-              prefix_padding_ms: td.prefixPaddingMs,
-              silence_duration_ms: td.silenceDurationMs,
-              idle_timeout_ms: null,
-              create_response: true,
-              interrupt_response: true,
-            },
-      tracing: null,
-    };
-    if (td === null) this.model.settings.createResponse = false;
+    const served = servedConfig(config, this.model.engineResponds);
+    this.view = startingView(served);
+    if (served.turnDetection === null) this.model.settings.createResponse = false;
+    this.idle = new ConversationIdleTimer(runtimeOptions.clock ?? systemClock, (segment, silenceMs) => {
+      try {
+        if (this.runtime.phase === 'started') this.send(idleTimedOut(this.model, segment, silenceMs));
+      } catch (error) {
+        this.runtime.fault(error, 'idle timeout');
+      }
+    });
     if (realtimeSession) this.applySecret(realtimeSession);
     // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
     const store = runtimeOptions.store;
@@ -121,7 +123,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       engine,
       renderer: this,
     });
-    this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
+    this.runtime.handle({ type: 'start', config: { ...served, conversation: true }, implicit: true });
   }
 
   onMessage(frame: ClientFrame, isBinary: boolean): void {
@@ -141,6 +143,7 @@ export class RealtimeConversationConnection implements EventRenderer {
 
   /** A client's close handshake ends the session as requested (client-close.ts); a dropped socket is connection_lost. */
   onClose(code: number): void {
+    this.idle.stop(); // with the socket gone no `closed` is rendered to stop it
     if (isClientsOwnClose(code)) this.runtime.clientClosed();
     else this.runtime.transportClosed();
   }
@@ -150,9 +153,15 @@ export class RealtimeConversationConnection implements EventRenderer {
       case 'started':
         // After this render and the effects around it: the session is running by then.
         this.replayLater();
+        this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
+        this.idle.configure(event.session.config.idleTimeoutMs ?? null);
         return this.out.session('session.created', event.session, this.model.settings, this.view);
       case 'updated':
         this.reconfigured();
+        // The session core holds interrupt_response (it cuts the voice): the conversation follows it.
+        this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
+        if (this.idleAsked !== undefined) this.idle.configure(this.idleAsked);
+        this.idleAsked = undefined;
         return this.out.session('session.updated', event.session, this.model.settings, this.view);
       case 'speech_started':
         return this.frames(this.model.speechStarted(event.itemId, event.startMs));
@@ -177,12 +186,14 @@ export class RealtimeConversationConnection implements EventRenderer {
         return this.frames(this.model.audioDone(event.itemId, event.interrupted));
       case 'error':
         this.reconfigured(); // a refused change (session_config_locked) reopens nothing
+        this.idleAsked = undefined;
         // As on the transcription half: an event refused because the session is ending is answered
         // by the end's own error, since clients take the first error as fatal.
         if (event.error.code === 'session_closed') return null;
         return this.out.conversation({ type: 'error', error: event.error });
       case 'closed': {
         this.waiting = null;
+        this.idle.stop();
         const frames = this.frames(this.model.sessionEnding());
         const why = this.out.closing(event);
         return why === null ? frames : [...frames, why];
@@ -247,6 +258,9 @@ export class RealtimeConversationConnection implements EventRenderer {
         return this.send(this.model.createResponse(parsed.options, parsed.clientEventId));
       case 'response_cancel':
         return this.send(this.model.cancelResponse(parsed.responseId, parsed.clientEventId));
+      case 'append':
+        this.idle.appended(parsed.audio.length);
+        return this.runtime.handle(parsed);
       default:
         return this.runtime.handle(parsed);
     }
@@ -281,15 +295,18 @@ export class RealtimeConversationConnection implements EventRenderer {
   private update(update: ConversationUpdate, clientEventId?: string): void {
     if (!this.tools && (update.settings.tools?.length ?? 0) > 0)
       return this.refuseTools('session.tools', clientEventId);
+    const ids = clientEventId === undefined ? {} : { clientEventId };
+    const unserved = this.model.engineResponds ? null : unservedBySelfAnswering(update);
+    if (unserved !== null) return this.runtime.handle({ type: 'reject', ...unserved, ...ids });
     Object.assign(this.model.settings, update.settings);
     Object.assign(this.view, update.view);
-    const ids = clientEventId === undefined ? {} : { clientEventId };
     if (update.turnDetection === undefined) return this.runtime.handle({ type: 'update', ...ids });
     this.reconfiguring = true;
     this.waiting ??= [];
+    this.idleAsked = update.idleTimeoutMs;
     this.runtime.handle({
       type: 'update',
-      changes: { turnDetection: update.turnDetection },
+      changes: { turnDetection: update.turnDetection, interruptResponse: update.interruptResponse },
       param: 'session.audio.input.turn_detection',
       ...ids,
     });
@@ -323,6 +340,7 @@ export class RealtimeConversationConnection implements EventRenderer {
     for (const effect of effects) {
       switch (effect.kind) {
         case 'emit':
+          this.idle.observe(effect.event);
           push(this.out.conversation(effect.event));
           if (effect.event.type === 'response_created') push(this.out.rateLimits(this.runtime.controlAllowance()));
           break;

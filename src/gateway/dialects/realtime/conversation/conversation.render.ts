@@ -70,6 +70,13 @@ export class ConversationRenderer {
         });
       case 'input_cleared':
         return this.frame({ type: 'input_audio_buffer.cleared' });
+      case 'input_timeout':
+        return this.frame({
+          type: 'input_audio_buffer.timeout_triggered',
+          item_id: event.itemId,
+          audio_start_ms: Math.round(event.audioStartMs),
+          audio_end_ms: Math.round(event.audioEndMs),
+        });
       case 'input_transcript_delta':
         return this.frame({
           type: 'conversation.item.input_audio_transcription.delta',

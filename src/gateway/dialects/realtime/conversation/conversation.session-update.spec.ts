@@ -42,6 +42,28 @@ describe('parseConversationUpdate', () => {
     expect(manual.settings.createResponse).toBe(false);
   });
 
+  it('takes idle_timeout_ms (server_vad, 5000..30000, null: off) and interrupt_response, and shows them', () => {
+    const vad = parse({
+      audio: { input: { turn_detection: { type: 'server_vad', idle_timeout_ms: 8000, interrupt_response: false } } },
+    });
+    expect(vad).toMatchObject({ idleTimeoutMs: 8000, interruptResponse: false });
+    expect(vad.view.turnDetection).toMatchObject({ idle_timeout_ms: 8000, interrupt_response: false });
+    // A turn_detection object replaces the whole setting, as OpenAI's: what it leaves out is the default.
+    const plain = parse({ audio: { input: { turn_detection: { type: 'server_vad' } } } });
+    expect(plain).toMatchObject({ idleTimeoutMs: null, interruptResponse: true });
+    expect(plain.view.turnDetection).toMatchObject({ idle_timeout_ms: null, interrupt_response: true });
+    const semantic = parse({
+      audio: { input: { turn_detection: { type: 'semantic_vad', idle_timeout_ms: null, interrupt_response: false } } },
+    });
+    expect(semantic).toMatchObject({ idleTimeoutMs: null, interruptResponse: false });
+    expect(semantic.view.turnDetection).toMatchObject({ type: 'semantic_vad', interrupt_response: false });
+    expect(parse({ audio: { input: { turn_detection: null } } })).toMatchObject({
+      idleTimeoutMs: null,
+      interruptResponse: true,
+    });
+    expect(parse({ instructions: 'x' })).not.toHaveProperty('idleTimeoutMs');
+  });
+
   it('reads instructions, tools, tool choice, modalities and token limit; the model may be named by its alias', () => {
     const update = parse({
       model: 'gpt-realtime',
@@ -81,9 +103,29 @@ describe('parseConversationUpdate', () => {
       'session.audio.input.turn_detection.eagerness',
     ],
     [
-      { audio: { input: { turn_detection: { type: 'server_vad', idle_timeout_ms: 5000 } } } },
+      { audio: { input: { turn_detection: { type: 'semantic_vad', idle_timeout_ms: 5000 } } } },
       'unsupported_parameter',
       'session.audio.input.turn_detection.idle_timeout_ms',
+    ],
+    [
+      { audio: { input: { turn_detection: { type: 'server_vad', idle_timeout_ms: 4999 } } } },
+      'invalid_value',
+      'session.audio.input.turn_detection.idle_timeout_ms',
+    ],
+    [
+      { audio: { input: { turn_detection: { type: 'server_vad', idle_timeout_ms: 30_001 } } } },
+      'invalid_value',
+      'session.audio.input.turn_detection.idle_timeout_ms',
+    ],
+    [
+      { audio: { input: { turn_detection: { type: 'server_vad', idle_timeout_ms: 6000.5 } } } },
+      'invalid_type',
+      'session.audio.input.turn_detection.idle_timeout_ms',
+    ],
+    [
+      { audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: 'no' } } } },
+      'invalid_type',
+      'session.audio.input.turn_detection.interrupt_response',
     ],
     [
       { audio: { input: { format: { type: 'audio/pcmu' } } } },

@@ -39,7 +39,13 @@ export interface ConversationUpdate {
   view: Partial<ConversationView>;
   /** Present when turn detection changes (the engine stream is reopened before the first audio). */
   turnDetection?: TurnDetectionConfig | null;
+  /** With turnDetection: `interrupt_response` and `idle_timeout_ms` (null: off), which change at any time. */
+  interruptResponse?: boolean;
+  idleTimeoutMs?: number | null;
 }
+
+/** OpenAI's range for `idle_timeout_ms`. */
+export const IDLE_TIMEOUT_MS = { min: 5000, max: 30_000 } as const;
 
 const SESSION_FIELDS = new Set([
   'type',
@@ -183,6 +189,8 @@ function turnDetection(value: unknown, update: ConversationUpdate): void {
     update.turnDetection = null;
     update.view.turnDetection = null;
     update.settings.createResponse = false;
+    update.interruptResponse = true;
+    update.idleTimeoutMs = null;
     return;
   }
   const vad = object(value, param);
@@ -200,22 +208,22 @@ function turnDetection(value: unknown, update: ConversationUpdate): void {
       throw new Refusal('invalid_type', `${param}.${flag} must be a boolean`, `${param}.${flag}`);
     }
   }
-  if (vad.interrupt_response === false) {
+  const idleTimeoutMs = vad.idle_timeout_ms ?? null;
+  if (idleTimeoutMs !== null && type === 'semantic_vad') {
     throw new Refusal(
       'unsupported_parameter',
-      `${param}.interrupt_response: false is not served: the user speaking over an answer always ends it here`,
-      `${param}.interrupt_response`,
-    );
-  }
-  if (vad.idle_timeout_ms !== undefined && vad.idle_timeout_ms !== null) {
-    throw new Refusal(
-      'unsupported_parameter',
-      `${param}.idle_timeout_ms is not served: an idle session ends by the service's idle rule instead`,
+      `${param}.idle_timeout_ms is served with server_vad only, as OpenAI serves it (set it to null or use server_vad)`,
       `${param}.idle_timeout_ms`,
     );
   }
+  update.idleTimeoutMs =
+    idleTimeoutMs === null
+      ? null
+      : integer(idleTimeoutMs, `${param}.idle_timeout_ms`, IDLE_TIMEOUT_MS.min, IDLE_TIMEOUT_MS.max)!;
   const createResponse = vad.create_response !== false;
+  const interruptResponse = vad.interrupt_response !== false;
   update.settings.createResponse = createResponse;
+  update.interruptResponse = interruptResponse;
   if (type === 'semantic_vad') {
     const eagerness = vad.eagerness ?? 'auto';
     const endOfTurn = typeof eagerness === 'string' ? EAGERNESS[eagerness] : undefined;
@@ -227,7 +235,12 @@ function turnDetection(value: unknown, update: ConversationUpdate): void {
         throw new Refusal('unknown_parameter', `Unknown parameter: '${param}.${field}'.`, `${param}.${field}`);
     }
     update.turnDetection = { ...DEFAULT_VAD, endOfTurn };
-    update.view.turnDetection = { type, eagerness, create_response: createResponse, interrupt_response: true };
+    update.view.turnDetection = {
+      type,
+      eagerness,
+      create_response: createResponse,
+      interrupt_response: interruptResponse,
+    };
     return;
   }
   if (vad.eagerness !== undefined)
@@ -246,9 +259,9 @@ function turnDetection(value: unknown, update: ConversationUpdate): void {
     threshold,
     prefix_padding_ms: prefixPaddingMs,
     silence_duration_ms: silenceDurationMs,
-    idle_timeout_ms: null,
+    idle_timeout_ms: update.idleTimeoutMs,
     create_response: createResponse,
-    interrupt_response: true,
+    interrupt_response: interruptResponse,
   };
 }
 
@@ -281,4 +294,23 @@ function format(value: unknown, param: string): void {
       param,
     );
   }
+}
+
+/**
+ * What an engine that answers spoken turns by itself (the embedded voicechat) cannot do: keep
+ * answering over the user (it ends its answer when it hears speech) or prompt after a silence (it
+ * is never asked for a response). Null when the update asks for neither.
+ */
+export function unservedBySelfAnswering(update: ConversationUpdate): Refusal | null {
+  const param = 'session.audio.input.turn_detection';
+  const why = "this model's engine (the embedded voicechat) answers spoken turns by itself";
+  if (update.interruptResponse === false) {
+    const message = `${param}.interrupt_response: false is not served: ${why} and ends its answer when the user speaks`;
+    return new Refusal('unsupported_parameter', message, `${param}.interrupt_response`);
+  }
+  if (update.idleTimeoutMs !== undefined && update.idleTimeoutMs !== null) {
+    const message = `${param}.idle_timeout_ms is not served: ${why} and cannot be asked to prompt the user`;
+    return new Refusal('unsupported_parameter', message, `${param}.idle_timeout_ms`);
+  }
+  return null;
 }
