@@ -21,7 +21,7 @@ import { createCascadeEngine } from '../src/engines/cascade/cascade.engine';
 import { cascadeEngineOptions, parseCascadeSettings } from '../src/engines/cascade/cascade.options';
 import { startFakeChatServer, type ChatPlan } from '../src/engines/cascade/testing/fake-chat-server';
 import { startFakeSpeechServer, type SpeechPlan } from '../src/engines/cascade/testing/fake-speech-server';
-import type { EngineEvent, EngineStream, EngineStreamConfig } from '../src/engines/contract';
+import type { EngineEvent, EngineStream, EngineStreamConfig } from '../src/session-core';
 import { ScriptedEngine } from '../src/engines/scripted/scripted.engine';
 import { round, writeReport } from './support/report';
 import { distribution } from './support/stats';

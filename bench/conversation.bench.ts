@@ -42,7 +42,7 @@ import { AppConfig } from '../src/config/app-config';
 import { startFakeChatServer } from '../src/engines/cascade/testing/fake-chat-server';
 import { startFakeSpeechServer } from '../src/engines/cascade/testing/fake-speech-server';
 import type { RecordingServer } from '../src/engines/cascade/testing/recording-server';
-import { ENGINE_REGISTRY, type EngineRegistry } from '../src/engines/registry/engine-registry';
+import { ENGINE_REGISTRY, type EngineRegistry } from '../src/engines';
 import { ProjectsService } from '../src/modules/projects/projects.service';
 import { DatabaseLocation } from '../src/platform/database/database.module';
 import { createRootLogger } from '../src/platform/logging/logger';

@@ -27,7 +27,7 @@ import * as fixtures from '../src/engines/embedded/testing/speech-fixtures';
 import { speechSpan, summarize } from '../src/engines/embedded/testing/speech-timing';
 import { EventLog, feedAudio, feedTogether } from '../src/engines/embedded/testing/stream-driver';
 import { corpusWer } from '../src/engines/embedded/testing/wer';
-import type { EngineStreamConfig, TurnDetectionConfig } from '../src/engines/contract';
+import type { EngineStreamConfig, TurnDetectionConfig } from '../src/session-core';
 import { round, writeReport } from './support/report';
 
 const quick = process.argv.includes('--quick');

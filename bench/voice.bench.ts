@@ -35,7 +35,7 @@ import { summarize } from '../src/engines/embedded/testing/speech-timing';
 import { buildCalibrationSet } from '../src/engines/embedded/testing/calibration-set';
 import type { LabelledTurn } from '../src/engines/embedded/testing/turn-set';
 import { Conversation, type SpokenTurn } from '../src/engines/embedded/testing/voice-to-voice';
-import { ENGINE_REGISTRY, type EngineRegistry } from '../src/engines/registry/engine-registry';
+import { ENGINE_REGISTRY, type EngineRegistry } from '../src/engines';
 import { ProjectsService } from '../src/modules/projects/projects.service';
 import { EngineTap } from './support/engine-tap';
 import { writeReport } from './support/report';

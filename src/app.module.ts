@@ -18,7 +18,7 @@ import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
 import { asyncApiDocumentProvider, SocketGatewayModule } from './gateway/socket-gateway.module';
 import { ConversationSecretCheckModule } from './gateway/dialects/realtime/conversation/conversation.secret-check';
-import { EnginesModule } from './engines/engines.module';
+import { EnginesModule } from './engines';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
 @Module({})

@@ -5,8 +5,8 @@
  * and events are stamped with performance.now(), the clock the bench's client uses too. It only watches: every call and event
  * passes through unchanged, optional methods only where the engine has them.
  */
-import type { EngineEvent, EngineStream, SpeechEngine } from '../../src/engines/contract';
-import type { EngineRegistry } from '../../src/engines/registry/engine-registry';
+import type { EngineEvent, EngineStream, SpeechEngine } from '../../src/session-core';
+import type { EngineRegistry } from '../../src/engines';
 
 export interface TapMark {
   at: number;

@@ -7,3 +7,10 @@ export { CAPACITY_GATE, type CapacityGate, type CapacityVerdict } from './capaci
 export { ENGINE_REGISTRY, EngineRegistry } from './registry/engine-registry';
 export { ENGINE_METERS, type EngineMeters } from './registry/instrumented-engine';
 export { enginesDocument, modelLanguages } from './registry/engines-config';
+export {
+  ASR_STREAMING,
+  DEFAULT_TRANSCRIPTION_CONFIG,
+  MODEL_IDS,
+  TRANSCRIPTION_MODEL,
+  VOICECHAT,
+} from './registry/served-models';

@@ -6,10 +6,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { SpeechEngine } from '../engines/contract';
 import type { ModelCatalog } from '../modules/models';
 import type { SocketDialectDoc } from '../platform/openapi/socket-dialect-doc';
-import type { SessionConfig, SessionRuntime, SessionRuntimeOptions } from '../session-core';
+import type { SessionConfig, SessionRuntime, SessionRuntimeOptions, SpeechEngine } from '../session-core';
 import type { ClientFrame } from './connection/client-frames';
 import type { SocketCredentials } from './handshake/credential-places';
 

@@ -3,8 +3,8 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../config/app-config';
-import { SPEECH_ENGINE, type SpeechEngine } from '../engines/contract';
-import { ENGINE_REGISTRY, type EngineRegistry } from '../engines/registry/engine-registry';
+import { SPEECH_ENGINE, type SpeechEngine } from '../session-core';
+import { ENGINE_REGISTRY, type EngineRegistry } from '../engines';
 import { FailedAuthThrottle } from '../modules/auth';
 import { ModelCatalog } from '../modules/models';
 import { TickScheduler } from '../platform/clock/tick-scheduler';

@@ -42,18 +42,7 @@ export {
   type SessionType,
   type Usage,
 } from './model/session.types';
-export {
-  ASR_STREAMING,
-  DEFAULT_END_OF_TURN,
-  DEFAULT_LANGUAGE,
-  DEFAULT_TRANSCRIPTION_CONFIG,
-  DEFAULT_VAD,
-  MODEL_IDS,
-  TRANSCRIPTION_MODEL,
-  VOICE,
-  VOICECHAT,
-  VOICES,
-} from './model/defaults';
+export { DEFAULT_END_OF_TURN, DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE, VOICES } from './model/defaults';
 export type { TranscriptDelta, TranscriptWord } from './model/transcript';
 export { type SessionError, type SessionStats, assertUnreachable } from './model/session.types';
 export {
@@ -72,3 +61,28 @@ export {
   type ResponseView,
   type SilentSegment,
 } from './conversation';
+export {
+  EngineCapacityError,
+  FRAME_BYTES,
+  FRAME_MS,
+  FRAME_SAMPLES,
+  SAMPLE_RATE,
+  SPEECH_ENGINE,
+  type ConversationCapabilities,
+  type ConversationMessage,
+  type ConversationTool,
+  type EndOfTurnSettings,
+  type EngineCapacity,
+  type EngineEvent,
+  type EngineEventSink,
+  type EngineStream,
+  type EngineStreamConfig,
+  type EngineWord,
+  type ResponseEvent,
+  type ResponseRequest,
+  type ResponseSink,
+  type SpeechEngine,
+  type TokenUsage,
+  type ToolChoice,
+  type TurnDetectionConfig,
+} from './engine/engine.port';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chatBody, startFakeChatServer, type ChatPlan } from '../../src/engines/cascade/testing/fake-chat-server';
 import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-speech-server';
 import type { RecordedRequest, RecordingServer } from '../../src/engines/cascade/testing/recording-server';
-import { VOICECHAT } from '../../src/session-core';
+import { VOICECHAT } from '../../src/engines';
 import { buildAsyncApiDocument } from '../../src/platform/openapi/asyncapi-document';
 import { ASYNCAPI_INPUTS, DIALECTS } from '../../src/gateway/dialects';
 import { chunks, silence, tone } from '../support/audio';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CAPACITY_GATE, type CapacityGate } from '../../src/engines/capacity-gate';
+import { CAPACITY_GATE, type CapacityGate } from '../../src/engines';
 
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';

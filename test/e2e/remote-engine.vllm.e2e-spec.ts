@@ -3,7 +3,7 @@
  * ws server): the messages it sends, resampling to the worker's rate, deltas and finals mapped to
  * input_transcript events with timings, the worker pool, and faults mid-utterance.
  */
-import type { EngineEvent, EngineStream, EngineStreamConfig } from '../../src/engines/contract';
+import type { EngineEvent, EngineStream, EngineStreamConfig } from '../../src/session-core';
 import { ConfigSection } from '../../src/engines/registry/config-section';
 import { RemoteSpeechEngine } from '../../src/engines/remote/remote-speech.engine';
 import { parseRemoteSettings } from '../../src/engines/remote/remote-settings';

@@ -9,7 +9,7 @@ import {
   silence,
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
-import { ENGINE_REGISTRY, EngineRegistry } from '../../src/engines/registry/engine-registry';
+import { ENGINE_REGISTRY, EngineRegistry } from '../../src/engines';
 import { RemoteSpeechEngine } from '../../src/engines/remote/remote-speech.engine';
 import { chunks, sleep } from '../support/audio';
 import { SocketClient } from '../support/socket-client';

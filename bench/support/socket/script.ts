@@ -6,8 +6,7 @@
  * deterministic server event; the time from sending one of them to receiving its event is the
  * latency a frame picks up crossing the server.
  */
-import { FRAME_BYTES, FRAME_MS } from '../../../src/engines/contract';
-import { DEFAULT_VAD } from '../../../src/session-core';
+import { DEFAULT_VAD, FRAME_BYTES, FRAME_MS } from '../../../src/session-core';
 import { DEFAULT_SCRIPTED_OPTIONS } from '../../../src/engines/scripted/scripted.options';
 
 export { FRAME_BYTES, FRAME_MS };

@@ -13,7 +13,7 @@ import type {
   EngineStreamConfig,
   ResponseRequest,
   ResponseSink,
-} from '../contract';
+} from '../../session-core';
 import { CascadeTurn, type TurnDeps } from './cascade-turn';
 import { chatMessagesOf, chatExtrasOf } from './conversation-request';
 import { Conversation } from './conversation';

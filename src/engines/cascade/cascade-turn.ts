@@ -10,7 +10,7 @@
  * chat failure still speaks the sentences that were complete; a speech failure stops the answer.
  * cancel() (barge-in) aborts both HTTP requests at once and stops the voice.
  */
-import type { EngineEvent } from '../contract';
+import type { EngineEvent } from '../../session-core';
 import type { ChatClient, ChatMessage, ChatRequestExtras, ChatWireMessage } from './chat-client';
 import { ResponseVoice, type VoiceOptions } from './response-voice';
 import { SentenceSplitter } from './sentence-splitter';

@@ -1,4 +1,4 @@
-import type { EngineEvent, EngineStream, EngineStreamConfig } from '../contract';
+import type { EngineEvent, EngineStream, EngineStreamConfig } from '../../session-core';
 import { EventLog } from '../embedded/testing/stream-driver';
 import { ScriptedEngine } from '../scripted/scripted.engine';
 import { createCascadeEngine } from './cascade.engine';

@@ -14,7 +14,7 @@ import type {
   EngineStream,
   EngineStreamConfig,
   SpeechEngine,
-} from '../contract';
+} from '../../session-core';
 import { CascadeStream } from './cascade-stream';
 import type { CascadeEngineOptions } from './cascade.options';
 import { ChatClient } from './chat-client';

@@ -11,7 +11,7 @@
  * this folder stands on its own; listing `cascadeKind` in src/engines/engine-kinds.ts registers it.
  */
 import type { Timers } from '../../platform/clock/timers';
-import type { SpeechEngine } from '../contract';
+import type { SpeechEngine } from '../../session-core';
 import { createCascadeEngine } from './cascade.engine';
 import {
   CascadeConfigError,

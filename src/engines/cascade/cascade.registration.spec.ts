@@ -1,5 +1,5 @@
 import { AppConfig } from '../../config/app-config';
-import { MODEL_IDS } from '../../session-core';
+import { MODEL_IDS } from '../registry/served-models';
 import { createRegistry } from '../engines.module';
 import { ENGINE_KINDS } from '../registry/engine-kinds';
 import { readEnginesDocument } from '../registry/engines-document';

@@ -1,4 +1,4 @@
-import type { EngineStreamConfig, ResponseEvent, ResponseRequest } from '../contract';
+import type { EngineStreamConfig, ResponseEvent, ResponseRequest } from '../../session-core';
 import { EventLog } from '../embedded/testing/stream-driver';
 import { ScriptedEngine } from '../scripted/scripted.engine';
 import { createCascadeEngine } from './cascade.engine';

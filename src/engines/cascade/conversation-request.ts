@@ -3,7 +3,7 @@
  * instructions (or, without any, the engine's own system prompt) as the system message, the
  * conversation's messages with tool calls and their results, and its tools as chat tools.
  */
-import type { ResponseRequest } from '../contract';
+import type { ResponseRequest } from '../../session-core';
 import type { ChatRequestExtras, ChatWireMessage } from './chat-client';
 
 export function chatMessagesOf(request: ResponseRequest, systemPrompt: string): ChatWireMessage[] {

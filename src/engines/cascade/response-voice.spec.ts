@@ -1,4 +1,4 @@
-import type { EngineEvent } from '../contract';
+import type { EngineEvent } from '../../session-core';
 import { nodeTimers } from '../../platform/clock/timers';
 import { ResponseVoice } from './response-voice';
 

@@ -10,7 +10,7 @@
  * finishes a sentence well before it is played; if not, its words follow as soon as it does).
  */
 import type { TimerHandle, Timers } from '../../platform/clock/timers';
-import type { EngineEvent } from '../contract';
+import type { EngineEvent } from '../../session-core';
 
 const BYTES_PER_MS = 48;
 

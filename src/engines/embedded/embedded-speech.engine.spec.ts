@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { EngineCapacityError, EngineStreamConfig } from '../contract';
+import { EngineCapacityError, EngineStreamConfig } from '../../session-core';
 import { EmbeddedSpeechEngine } from './embedded-speech.engine';
 import { EventLog, feedAudio } from './testing/stream-driver';
 

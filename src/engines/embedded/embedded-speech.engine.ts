@@ -11,7 +11,7 @@ import {
   EngineStream,
   EngineStreamConfig,
   SpeechEngine,
-} from '../contract';
+} from '../../session-core';
 import { PocketsphinxDecoder } from '../../../libs/pocketsphinx';
 import { nodeTimers } from '../../platform/clock/timers';
 import { DecoderFactory } from './decoder-factory';

@@ -5,7 +5,7 @@
  * call interrupt() itself.
  */
 import { newId } from '../../platform/ids';
-import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../contract';
+import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../../session-core';
 import type { PocketsphinxDecoder } from '../../../libs/pocketsphinx';
 import { pcm16FromBuffer } from '../../platform/audio/resampler';
 import type { EmbeddedEngineSettings, EngineLogger } from './engine-options';

@@ -1,7 +1,7 @@
 /** The live persona end to end: a spoken question in, a spoken answer with its transcript out. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { EngineEvent, EngineStream, EngineStreamConfig } from '../contract';
+import { EngineEvent, EngineStream, EngineStreamConfig } from '../../session-core';
 import { EmbeddedSpeechEngine } from './embedded-speech.engine';
 import * as fixtures from './testing/speech-fixtures';
 import { EventLog, feedAudio } from './testing/stream-driver';

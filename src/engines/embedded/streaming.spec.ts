@@ -1,7 +1,7 @@
 /** Streaming behaviour of transcription streams: partials, timings, turns, manual commits. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { EngineStreamConfig, FRAME_MS, TurnDetectionConfig } from '../contract';
+import { EngineStreamConfig, FRAME_MS, TurnDetectionConfig } from '../../session-core';
 import { EmbeddedSpeechEngine } from './embedded-speech.engine';
 import * as fixtures from './testing/speech-fixtures';
 import { speechSpan } from './testing/speech-timing';

@@ -3,7 +3,7 @@
  * exports one EngineKind, and is listed once in `src/engines/engine-kinds.ts`.
  */
 import type { Timers } from '../../platform/clock/timers';
-import type { SpeechEngine } from '../contract';
+import type { SpeechEngine } from '../../session-core';
 import type { ConfigSection, CredentialRef } from './config-section';
 
 export interface EngineLogger {

@@ -5,7 +5,13 @@
  */
 import { ConfigError } from '../../config/environment';
 import { nodeTimers, type Timers } from '../../platform/clock/timers';
-import type { EngineCapacity, EngineEventSink, EngineStream, EngineStreamConfig, SpeechEngine } from '../contract';
+import type {
+  EngineCapacity,
+  EngineEventSink,
+  EngineStream,
+  EngineStreamConfig,
+  SpeechEngine,
+} from '../../session-core';
 import type { CredentialRef } from './config-section';
 import type { EngineLogger } from './engine-kind';
 import type { EnginesDocument } from './engines-document';

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { SessionMetrics } from '../../modules/metrics/session-metrics';
-import type { EngineEventSink, EngineStream, SpeechEngine } from '../contract';
+import type { EngineEventSink, EngineStream, SpeechEngine } from '../../session-core';
 import { instrumentEngine } from './instrumented-engine';
 
 /** An engine whose events the test sends itself. */

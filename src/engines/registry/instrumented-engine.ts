@@ -6,7 +6,7 @@ import {
   type EngineStream,
   type EngineStreamConfig,
   type SpeechEngine,
-} from '../contract';
+} from '../../session-core';
 
 /** The meters an instrumented engine feeds; the metrics module provides them under ENGINE_METERS. */
 export interface EngineMeters {

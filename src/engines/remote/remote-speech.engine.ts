@@ -11,7 +11,7 @@ import {
   EngineStream,
   EngineStreamConfig,
   SpeechEngine,
-} from '../contract';
+} from '../../session-core';
 import type { EngineLogger } from '../registry/engine-kind';
 import { OpenAiRealtimeProtocol } from './protocols/openai-realtime.protocol';
 import { VllmRealtimeProtocol } from './protocols/vllm-realtime.protocol';

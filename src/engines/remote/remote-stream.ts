@@ -15,7 +15,7 @@ import { SampleHistory } from '../listening/sample-history';
 import type { SileroVadModel, VadScorer } from '../listening/silero-vad';
 import { VAD_FRAME_MS } from '../listening/silero-vad';
 import { TurnDetector, TurnSignal } from '../listening/turn-detector';
-import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../contract';
+import type { EngineEvent, EngineEventSink, EngineStream, EngineStreamConfig } from '../../session-core';
 import type { EngineLogger } from '../registry/engine-kind';
 import type { WorkerProtocol } from './protocols/worker-protocol';
 import type { RemoteSettings } from './remote-settings';

@@ -2,7 +2,7 @@
  * One user utterance of a remote stream: its audio (kept until its final transcript arrives, so it
  * can be re-sent to another worker) and the transcript events it produced.
  */
-import type { EngineEvent } from '../contract';
+import type { EngineEvent } from '../../session-core';
 
 type InputTranscript = Extract<EngineEvent, { type: 'input_transcript' }>;
 

@@ -6,7 +6,7 @@
  */
 import WebSocket from 'ws';
 import { Resampler } from '../../platform/audio/resampler';
-import { SAMPLE_RATE } from '../contract';
+import { SAMPLE_RATE } from '../../session-core';
 import { MalformedMessage, WorkerEvent, WorkerProtocol } from './protocols/worker-protocol';
 import type { Worker } from './worker-pool';
 

@@ -1,5 +1,5 @@
 /** Audio helpers of the scripted engine: cheap loudness and a synthetic reply voice. */
-import { SAMPLE_RATE } from '../contract';
+import { SAMPLE_RATE } from '../../session-core';
 
 /**
  * Root mean square of a pcm16 frame on the int16 scale, from every 8th sample: plenty for a

@@ -4,7 +4,7 @@ import {
   type EngineEvent,
   type EngineStream,
   type EngineStreamConfig,
-} from '../contract';
+} from '../../session-core';
 import { frameRms, makeTone } from './scripted.audio';
 import { ScriptedEngine } from './scripted.engine';
 

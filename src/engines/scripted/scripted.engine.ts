@@ -10,7 +10,7 @@ import {
   type EngineStream,
   type EngineStreamConfig,
   type SpeechEngine,
-} from '../contract';
+} from '../../session-core';
 import { makeTone } from './scripted.audio';
 import { DEFAULT_SCRIPTED_OPTIONS, type ScriptedEngineOptions } from './scripted.options';
 import { ScriptedStream } from './scripted.stream';

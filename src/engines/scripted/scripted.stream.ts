@@ -11,7 +11,7 @@ import {
   type EngineStream,
   type EngineStreamConfig,
   type EngineWord,
-} from '../contract';
+} from '../../session-core';
 import { frameRms } from './scripted.audio';
 import type { ScriptedEngineOptions } from './scripted.options';
 

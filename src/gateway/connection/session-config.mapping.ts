@@ -1,5 +1,10 @@
-import type { EndOfTurnSettings, TurnDetectionConfig } from '../../engines/contract';
-import { DEFAULT_END_OF_TURN, DEFAULT_VAD, type SessionConfig } from '../../session-core';
+import {
+  DEFAULT_END_OF_TURN,
+  DEFAULT_VAD,
+  type SessionConfig,
+  type EndOfTurnSettings,
+  type TurnDetectionConfig,
+} from '../../session-core';
 import type { SessionAudioConfig, SessionType } from '../../modules/sessions';
 import type { RequestedSessionConfig } from '../../modules/sessions';
 

@@ -1,5 +1,4 @@
-import { CAPACITY_GATE } from '../../engines/capacity-gate';
-import { ENGINE_REGISTRY } from '../../engines/registry/engine-registry';
+import { CAPACITY_GATE, ENGINE_REGISTRY } from '../../engines';
 import { ConversationSecretCheck } from '../../gateway/dialects/realtime/conversation/conversation.secret-check';
 import { databaseTargets } from '../../../test/support/test-database';
 import { MediumModule, mediumModule } from '../../../test/support/medium';

@@ -18,11 +18,10 @@ import {
   toSessionAudioResponse,
   type OpenedSession,
 } from '../sessions';
-import { CAPACITY_GATE, CapacityGate } from '../../engines/capacity-gate';
+import { CAPACITY_GATE, CapacityGate, VOICECHAT } from '../../engines';
 import { ClientSecretsRepository } from './client-secrets.repository';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
 import type { RequestedSessionDto } from './dto/requested-session.dto';
-import { VOICECHAT } from '../../session-core';
 import { ClientSecretResponseDto, toIngressResponse } from './dto/client-secret-response.dto';
 import { RequestOrigin, SocketUrlSettings, socketUrls } from './socket-urls';
 import { REALTIME_SESSION_CHECK, type RealtimeSessionCheck } from './realtime-session-check';

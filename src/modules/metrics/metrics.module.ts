@@ -1,6 +1,6 @@
 import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ENGINE_METERS } from '../../engines/registry/instrumented-engine';
+import { ENGINE_METERS } from '../../engines';
 import { pgPool } from '../../platform/database/pg-pool';
 import { HttpMetricsHooks } from './http-metrics.hooks';
 import { MetricsController } from './metrics.controller';

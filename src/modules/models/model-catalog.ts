@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../platform/errors/app-error';
-import { enginesDocument, modelLanguages } from '../../engines/registry/engines-config';
-import { ASR_STREAMING, DEFAULT_LANGUAGE, MODEL_IDS, VOICECHAT, VOICES, type SessionType } from '../../session-core';
+import { enginesDocument, modelLanguages, ASR_STREAMING, MODEL_IDS, VOICECHAT } from '../../engines';
+import { DEFAULT_LANGUAGE, VOICES, type SessionType } from '../../session-core';
 
 export interface ModelInfo {
   id: string;

@@ -1,4 +1,4 @@
-import { ENGINE_REGISTRY } from '../../engines/registry/engine-registry';
+import { ENGINE_REGISTRY } from '../../engines';
 import { MediumModule, mediumModule } from '../../../test/support/medium';
 import { ModelCatalog } from './model-catalog';
 import { ModelsModule } from './models.module';

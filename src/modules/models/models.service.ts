@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { microsToUsd } from '../../platform/money';
-import { FRAME_MS, SAMPLE_RATE } from '../../engines/contract';
-import { ENGINE_REGISTRY, EngineRegistry } from '../../engines/registry/engine-registry';
+import { FRAME_MS, SAMPLE_RATE } from '../../session-core';
+import { ENGINE_REGISTRY, EngineRegistry } from '../../engines';
 import { ModelDto, ModelListDto } from './dto/model.dto';
 import { ModelCatalog, ModelInfo } from './model-catalog';
 

@@ -2,7 +2,7 @@ import { newId, sha256Hex } from '../../platform/ids';
 import { databaseTargets } from '../../../test/support/test-database';
 import { MediumModule, mediumModule } from '../../../test/support/medium';
 import { insertProject } from '../../../test/support/medium-fixtures';
-import { ENGINE_REGISTRY } from '../../engines/registry/engine-registry';
+import { ENGINE_REGISTRY } from '../../engines';
 import { SessionsModule } from './sessions.module';
 
 interface Row {

@@ -1,7 +1,7 @@
 import { databaseTargets } from '../../../test/support/test-database';
 import { MediumModule, mediumModule } from '../../../test/support/medium';
 import { insertProject } from '../../../test/support/medium-fixtures';
-import { ENGINE_REGISTRY } from '../../engines/registry/engine-registry';
+import { ENGINE_REGISTRY } from '../../engines';
 import { newSessionId } from './session-id';
 import { SessionsModule } from './sessions.module';
 import { SessionsService } from './sessions.service';

@@ -4,8 +4,13 @@
  * Pure: the model catalog is passed in, errors are AppErrors naming the offending parameter.
  */
 import { AppError } from '../../platform/errors/app-error';
-import { SAMPLE_RATE } from '../../engines/contract';
-import { DEFAULT_END_OF_TURN as CORE_END_OF_TURN, DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE } from '../../session-core';
+import {
+  DEFAULT_END_OF_TURN as CORE_END_OF_TURN,
+  DEFAULT_LANGUAGE,
+  DEFAULT_VAD,
+  VOICE,
+  SAMPLE_RATE,
+} from '../../session-core';
 import type { SessionAudioConfig, SessionType } from './entities/session.entity';
 
 export const SUPPORTED_FORMAT = 'audio/pcm';

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import { SessionEntity, type CloseReason, type SessionStatus, type SessionType } from './entities/session.entity';
 import type { SessionCursor } from './session-cursor';
-import type { TokenUsage } from '../../engines/contract';
+import type { TokenUsage } from '../../session-core';
 
 /** A session as the API shows it: the stored row plus its effective status and its sort key. */
 export interface VisibleSession {

@@ -8,7 +8,7 @@ import { SessionResponseDto, SessionListResponseDto, toSessionResponse } from '.
 import type { ListSessionsQueryDto } from './dto/list-sessions.dto';
 import type { CloseReason, SessionType } from './entities/session.entity';
 import type { OpenedSession } from './opened-session';
-import type { TokenUsage } from '../../engines/contract';
+import type { TokenUsage } from '../../session-core';
 import { SessionAdmissionService } from './session-admission.service';
 import { RequestedSessionConfig, resolveSessionConfig } from './session-config';
 import { decodeCursor, encodeCursor } from './session-cursor';

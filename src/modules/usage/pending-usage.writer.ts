@@ -10,8 +10,8 @@ import {
   type MeterBatch,
   type PendingUsageSnapshot,
   type PendingUsageStats,
+  type TokenUsage,
 } from '../../session-core';
-import type { TokenUsage } from '../../engines/contract';
 import { SessionsService } from '../sessions';
 import { MeterService } from './meter.service';
 

@@ -1,4 +1,4 @@
-import { ENGINE_REGISTRY } from '../../engines/registry/engine-registry';
+import { ENGINE_REGISTRY } from '../../engines';
 import { databaseTargets } from '../../../test/support/test-database';
 import { MediumModule, mediumModule } from '../../../test/support/medium';
 import { insertProject } from '../../../test/support/medium-fixtures';

@@ -3,7 +3,7 @@
  * after `previous_item_id` when given (`null` or "root": first), else at the end. What a truncated
  * answer keeps is what the user heard: the words whose audio started before the cut.
  */
-import type { ConversationMessage } from '../../engines/contract';
+import type { ConversationMessage } from '../engine/engine.port';
 import type { ConversationItem } from './conversation.types';
 
 /** Items beyond this are dropped from the front: a long session keeps bounded memory and context. */

@@ -1,4 +1,4 @@
-import type { ResponseRequest } from '../../engines/contract';
+import type { ResponseRequest } from '../engine/engine.port';
 import { ConversationModel, type ConversationEffect } from './conversation.model';
 import type { ConversationEvent, ConversationItem } from './conversation.types';
 

@@ -11,7 +11,7 @@
  * while a committed turn of its context is still being transcribed is created at once, and goes to
  * the engine once that transcript is in.
  */
-import type { ResponseEvent, ResponseRequest, TokenUsage } from '../../engines/contract';
+import type { ResponseEvent, ResponseRequest, TokenUsage } from '../engine/engine.port';
 import type { SessionError } from '../model/session.types';
 import { ConversationItems, messagesOf } from './conversation-items';
 import {

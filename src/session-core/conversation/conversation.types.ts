@@ -4,7 +4,7 @@
  * Shapes follow OpenAI's GA items closely, since that is the one protocol that carries them, but
  * nothing here knows a wire format: the Realtime dialect names and serialises them.
  */
-import type { ConversationTool, TokenUsage, ToolChoice } from '../../engines/contract';
+import type { ConversationTool, TokenUsage, ToolChoice } from '../engine/engine.port';
 import type { SessionError } from '../model/session.types';
 
 export type ItemStatus = 'completed' | 'incomplete' | 'in_progress';

@@ -1,4 +1,4 @@
-import type { EngineEvent } from '../../engines/contract';
+import type { EngineEvent } from '../engine/engine.port';
 import type { Effect } from '../model/session.effects';
 import { SessionMachine } from '../machine/session.machine';
 import type { SessionConfig } from '../model/session.types';

@@ -4,7 +4,7 @@
  * dropping a speculative answer). Only sessions whose turn detection has `endOfTurn` get turn events;
  * the others behave as before.
  */
-import type { EndOfTurnSettings, EngineEvent } from '../../engines/contract';
+import type { EndOfTurnSettings, EngineEvent } from '../engine/engine.port';
 import { NO_EFFECTS, type Effect } from '../model/session.effects';
 import type { TurnEventPhase } from '../model/session.events';
 import { TurnTracker, type TurnDecision, type TurnProgress } from './turn-tracker';

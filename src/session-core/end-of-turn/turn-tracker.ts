@@ -21,7 +21,7 @@
  *   turn at the same point however it was batched; the end remembers that point (`endMs`).
  * - `update` fires every UPDATE_EVERY_MS of audio while a turn is open.
  */
-import type { EndOfTurnSettings } from '../../engines/contract';
+import type { EndOfTurnSettings } from '../engine/engine.port';
 import { endingOf, endOfTurnProbability, wordsOf } from './end-of-turn.model';
 
 export type TurnTrigger = 'model' | 'manual' | 'timeout';

@@ -3,7 +3,7 @@
  * accepts is counted once and goes to exactly one meter batch, so the in-band usage and the sum
  * of the stored batches agree by construction.
  */
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 import type { Effect } from '../model/session.effects';
 import type { WarningCode } from '../model/session.events';
 import { InputFramer } from '../runtime/input-framer';

@@ -4,7 +4,7 @@
  * engine finished producing it; a response cut by barge-in is done at once, and whatever the
  * engine still sends for it is dropped.
  */
-import type { EngineEvent } from '../../engines/contract';
+import type { EngineEvent } from '../engine/engine.port';
 import { NO_EFFECTS, type Effect } from '../model/session.effects';
 import type { SessionDescriptor } from '../model/session.types';
 

@@ -1,4 +1,4 @@
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 import { DEFAULT_VAD } from '../model/defaults';
 import type { Effect } from '../model/session.effects';
 import type { SessionConfig } from '../model/session.types';

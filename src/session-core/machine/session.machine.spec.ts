@@ -1,4 +1,4 @@
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 import type { Effect } from '../model/session.effects';
 import type { ServerEvent } from '../model/session.events';
 import { SessionMachine } from './session.machine';

@@ -5,7 +5,7 @@
  * start (engine stream, session row); the driver reports back with startSucceeded or startFailed.
  * User turns may be ended by the session's end-of-turn confidence (end-of-turn/session-turns.ts).
  */
-import type { EndOfTurnSettings, EngineEvent } from '../../engines/contract';
+import type { EndOfTurnSettings, EngineEvent } from '../engine/engine.port';
 import { closeOutcome, type CloseCause, type CloseOutcome } from '../model/close-causes';
 import { NO_EFFECTS, type Effect } from '../model/session.effects';
 import type { ServerEvent } from '../model/session.events';

@@ -1,17 +1,9 @@
 /** The session defaults: the models this service serves, and what a session runs when nobody says otherwise. */
-import type { EndOfTurnSettings, TurnDetectionConfig } from '../../engines/contract';
-import type { SessionConfig } from './session.types';
+import type { EndOfTurnSettings, TurnDetectionConfig } from '../engine/engine.port';
 
-export const VOICECHAT = 'vendor-voicechat';
-export const ASR_STREAMING = 'vendor-asr-streaming';
 /** The one voice live sessions speak with. */
 export const VOICE = 'aria';
 export const VOICES = [VOICE] as const;
-/** Every model this service serves; the engines document must name an engine for each. */
-export const MODEL_IDS: readonly string[] = [VOICECHAT, ASR_STREAMING];
-
-/** What a compatibility socket transcribes with when neither a client secret nor the client says otherwise. */
-export const TRANSCRIPTION_MODEL = ASR_STREAMING;
 
 /** `auto`: detect the language. */
 export const DEFAULT_LANGUAGE = 'auto';
@@ -29,13 +21,4 @@ export const DEFAULT_END_OF_TURN: EndOfTurnSettings = {
   eotThreshold: 0.7,
   eagerEotThreshold: 0.4,
   eotTimeoutMs: 5000,
-};
-
-export const DEFAULT_TRANSCRIPTION_CONFIG: SessionConfig = {
-  type: 'transcription',
-  model: TRANSCRIPTION_MODEL,
-  voice: null,
-  language: DEFAULT_LANGUAGE,
-  turnDetection: DEFAULT_VAD,
-  outputEncoding: 'base64',
 };

@@ -1,5 +1,5 @@
 /** Engine settings a session may change before its first audio, and how a change is applied. */
-import type { EndOfTurnSettings } from '../../engines/contract';
+import type { EndOfTurnSettings } from '../engine/engine.port';
 import type { SessionConfig, SessionConfigChanges, SessionDescriptor } from './session.types';
 
 export function withChanges(config: SessionConfig, changes: SessionConfigChanges): SessionConfig {

@@ -3,7 +3,7 @@
  * Every dialect maps its own messages onto these (live `session.input_audio.append`, Realtime
  * `input_audio_buffer.append` and a Deepgram binary frame all become `append`).
  */
-import type { EndOfTurnSettings } from '../../engines/contract';
+import type { EndOfTurnSettings } from '../engine/engine.port';
 import type { Effect } from './session.effects';
 import type { SessionMachine } from '../machine/session.machine';
 import type { SessionConfig, SessionConfigChanges } from './session.types';

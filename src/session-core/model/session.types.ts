@@ -2,7 +2,7 @@
  * Plain data shared by the session core, its ports and every socket dialect.
  * Nothing here knows a wire format: dialects translate to and from these shapes.
  */
-import { FRAME_MS, SAMPLE_RATE, type TurnDetectionConfig } from '../../engines/contract';
+import { FRAME_MS, SAMPLE_RATE, type TurnDetectionConfig } from '../engine/engine.port';
 
 export type SessionType = 'live' | 'transcription';
 export type CloseReason = 'close_requested' | 'expired' | 'connection_lost';

@@ -3,7 +3,7 @@
  * spells it out, since engines may not import the session core), the session passes them on as
  * events and effects, and each dialect renders them in its own words.
  */
-import type { EngineWord } from '../../engines/contract';
+import type { EngineWord } from '../engine/engine.port';
 
 /** A recognised word: integer ms on the input-audio timeline, confidence 0..1. */
 export type TranscriptWord = EngineWord;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 import { InputFramer } from './input-framer';
 
 describe('InputFramer', () => {

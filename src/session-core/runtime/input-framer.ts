@@ -4,7 +4,7 @@
  * frame that straddles two appends is assembled in a carry buffer, which is then handed out and
  * replaced, because engines may keep the frames they are given.
  */
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 
 export class InputFramer {
   private carry: Buffer | null = null;

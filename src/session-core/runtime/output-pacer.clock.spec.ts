@@ -1,4 +1,4 @@
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 import { ManualClockHost } from '../../platform/clock/testing/manual-clock-host';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
 import { OutputPacer } from './output-pacer';

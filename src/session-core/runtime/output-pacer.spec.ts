@@ -1,4 +1,4 @@
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 import { OutputPacer, type OutputPacerOptions } from './output-pacer';
 import type { ServerEvent } from '../model/session.events';
 import { FakeClock } from '../testing/fake-clock';

@@ -15,7 +15,7 @@
  * barge-in then cuts output where the suspicion began, and one ruled out costs nothing the client
  * hears while the hold is shorter than what it holds.
  */
-import { FRAME_BYTES, FRAME_MS } from '../../engines/contract';
+import { FRAME_BYTES, FRAME_MS } from '../engine/engine.port';
 import type { ClockPort, TimerHandle } from './ports';
 import type { ServerEvent } from '../model/session.events';
 import { BYTES_PER_MS, type OutputStats } from '../model/session.types';

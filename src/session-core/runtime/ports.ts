@@ -3,7 +3,7 @@
  * connection (the store and meter bound to the connection's project and credential); tests use
  * fakes. Nothing here imports Nest, TypeORM or ws.
  */
-import type { TokenUsage } from '../../engines/contract';
+import type { TokenUsage } from '../engine/engine.port';
 import type { ServerEvent } from '../model/session.events';
 import type { CloseReason, MeterBatch, SessionConfig, Usage } from '../model/session.types';
 

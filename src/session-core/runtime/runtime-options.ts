@@ -1,5 +1,5 @@
 /** How the gateway configures a session runtime. */
-import type { SpeechEngine } from '../../engines/contract';
+import type { SpeechEngine } from '../engine/engine.port';
 import type { ClockPort, EventRenderer, LoggerPort, MeterPort, SessionStorePort, TransportPort } from './ports';
 import type { SessionLimits } from '../model/session.types';
 

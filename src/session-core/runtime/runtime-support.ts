@@ -1,5 +1,5 @@
 /** Small pieces of the runtime that are not about a session's state. */
-import type { EngineStreamConfig } from '../../engines/contract';
+import type { EngineStreamConfig } from '../engine/engine.port';
 import { OutputPacer, type OutputPacerOptions } from './output-pacer';
 import type { ClockPort } from './ports';
 import type { RuntimeTuning } from './runtime-options';

@@ -2,7 +2,7 @@
  * What the compatibility dialects need of the core: several frames per event, frames of their own,
  * engine settings changed before the first audio, and a start that ends the socket when it fails.
  */
-import { EngineCapacityError, FRAME_BYTES, type TurnDetectionConfig } from '../../engines/contract';
+import { EngineCapacityError, FRAME_BYTES, type TurnDetectionConfig } from '../engine/engine.port';
 import { closeOutcome } from '../model/close-causes';
 import type { ActivationResult, EventRenderer, SessionStorePort } from './ports';
 import type { ServerEvent } from '../model/session.events';

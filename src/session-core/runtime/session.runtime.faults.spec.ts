@@ -1,4 +1,4 @@
-import { FRAME_BYTES } from '../../engines/contract';
+import { FRAME_BYTES } from '../engine/engine.port';
 import type { LoggerPort } from './ports';
 import type { RuntimeTuning } from './runtime-options';
 import { SessionRuntime } from './session.runtime';

@@ -1,10 +1,5 @@
 import fc from 'fast-check';
-import {
-  EngineCapacityError,
-  FRAME_BYTES,
-  type EngineEventSink,
-  type EngineStreamConfig,
-} from '../../engines/contract';
+import { EngineCapacityError, FRAME_BYTES, type EngineEventSink, type EngineStreamConfig } from '../engine/engine.port';
 import type { ActivationResult, SessionActivation, SessionClosing } from './ports';
 import { SessionRuntime } from './session.runtime';
 import { DEFAULT_VAD } from '../model/defaults';

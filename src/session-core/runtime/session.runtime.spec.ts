@@ -1,4 +1,4 @@
-import { EngineCapacityError, FRAME_BYTES } from '../../engines/contract';
+import { EngineCapacityError, FRAME_BYTES } from '../engine/engine.port';
 import type { ActivationResult, LoggerPort } from './ports';
 import type { RuntimeTuning } from './runtime-options';
 import { SessionRuntime } from './session.runtime';

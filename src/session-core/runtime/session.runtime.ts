@@ -20,7 +20,7 @@ import {
   type EngineStream,
   type ResponseRequest,
   type ResponseSink,
-} from '../../engines/contract';
+} from '../engine/engine.port';
 import type { CloseCause } from '../model/close-causes';
 import type { OutputPacer } from './output-pacer';
 import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';

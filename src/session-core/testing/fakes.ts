@@ -8,7 +8,7 @@ import type {
   EngineStream,
   EngineStreamConfig,
   SpeechEngine,
-} from '../../engines/contract';
+} from '../engine/engine.port';
 import type {
   ActivationResult,
   EventRenderer,

@@ -6,7 +6,7 @@
  * every pause. Work that touches the recogniser or an item runs on one promise chain, so events
  * keep their order however long a decode takes.
  */
-import { EngineEvent, TurnDetectionConfig } from '../../contract';
+import { EngineEvent, TurnDetectionConfig } from '../../../session-core';
 import { PocketsphinxDecoder } from '../../../../libs/pocketsphinx';
 import { TimedWord } from './partial-stabilizer';
 import { SampleHistory } from '../../listening/sample-history';

@@ -6,7 +6,7 @@
  * words, or for the final (done) event the whole transcript (the item's audio span when nothing was
  * recognised). Delta spans never go backwards: a delta starts no earlier than the previous one ended.
  */
-import { EngineEvent, EngineWord } from '../../contract';
+import { EngineEvent, EngineWord } from '../../../session-core';
 import { TimedWord } from './partial-stabilizer';
 
 type InputTranscriptEvent = Extract<EngineEvent, { type: 'input_transcript' }>;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { ManualClockHost } from '../../../platform/clock/testing/manual-clock-host';
 import { TickScheduler } from '../../../platform/clock/tick-scheduler';
 import type { Timers } from '../../../platform/clock/timers';
-import { EngineEvent } from '../../contract';
+import { EngineEvent } from '../../../session-core';
 import { SynthesizedSpeech } from './flite-synthesizer';
 import { piecesOf, ResponsePlayer, Synthesizer } from './response-player';
 

@@ -7,7 +7,7 @@
  * response's audio.
  */
 import { nodeTimers, type TimerHandle, type Timers } from '../../../platform/clock/timers';
-import { EngineEvent } from '../../contract';
+import { EngineEvent } from '../../../session-core';
 import { SynthesizedSpeech } from './flite-synthesizer';
 import { SpokenWord } from './word-timing';
 

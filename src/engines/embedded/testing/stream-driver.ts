@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
-import { EngineEvent, EngineStream, FRAME_MS, FRAME_SAMPLES } from '../../contract';
+import { EngineEvent, EngineStream, FRAME_MS, FRAME_SAMPLES } from '../../../session-core';
 
 export interface TimedEvent {
   /** performance.now() at arrival. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FRAME_BYTES } from '../../../engines/contract';
+import { FRAME_BYTES } from '../../../session-core';
 import { makeTone } from '../../../engines/scripted/scripted.audio';
 import { ScriptedEngine } from '../../../engines/scripted/scripted.engine';
 import type { SessionConfig } from '../../../session-core/model/session.types';

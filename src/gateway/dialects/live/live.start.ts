@@ -5,19 +5,18 @@
  * with a client secret runs the secret's configuration: a start may repeat it or leave it out,
  * but asking for anything else is `session_config_locked`.
  */
-import type { TurnDetectionConfig } from '../../../engines/contract';
 import {
-  ASR_STREAMING,
+  type TurnDetectionConfig,
   DEFAULT_END_OF_TURN,
   DEFAULT_LANGUAGE,
   DEFAULT_VAD,
   VOICE,
-  VOICECHAT,
   type OutputEncoding,
   type SessionCommand,
   type SessionConfig,
   type SessionType,
 } from '../../../session-core';
+import { ASR_STREAMING, VOICECHAT } from '../../../engines';
 import { Fields, isRecord, Reject, reject } from '../../connection/client-frames';
 
 export const LIVE_MODELS: Readonly<Record<string, SessionType>> = {

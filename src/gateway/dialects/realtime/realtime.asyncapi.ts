@@ -21,7 +21,7 @@ import {
   type JsonSchema,
 } from '../../../platform/openapi/asyncapi-schemas';
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
-import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../session-core';
+import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../engines';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session-update';
 import { implicitStartFailures } from '../implicit-start.asyncapi';
 import { sessionGuardEnds } from '../session-guards.asyncapi';

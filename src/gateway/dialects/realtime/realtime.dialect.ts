@@ -1,4 +1,4 @@
-import { DEFAULT_TRANSCRIPTION_CONFIG, VOICECHAT } from '../../../session-core';
+import { DEFAULT_TRANSCRIPTION_CONFIG, VOICECHAT } from '../../../engines';
 import type { Dialect } from '../../dialect';
 import { queryParameter, SERVER_HEADERS, subprotocolPrefix } from '../../handshake/credential-places';
 import { wsTransport } from '../../connection/ws-transport';

@@ -6,7 +6,7 @@
  * transcription, as it always has, so that existing clients and remote workers keep working.
  */
 import { AppError } from '../../../platform/errors/app-error';
-import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../session-core';
+import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../engines';
 import type { DialectContext } from '../../dialect';
 import { isServedModel } from './realtime.session-update';
 

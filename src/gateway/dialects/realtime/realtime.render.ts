@@ -8,7 +8,7 @@ import type { EventRenderer, RenderedFrames } from '../../../session-core';
 import type { ServerEvent } from '../../../session-core';
 import { assertUnreachable, type SessionDescriptor, type SessionError } from '../../../session-core';
 import { RealtimeItems, type Committed } from './realtime.items';
-import { TRANSCRIPTION_MODEL } from '../../../session-core';
+import { TRANSCRIPTION_MODEL } from '../../../engines';
 
 type Json = Record<string, unknown>;
 

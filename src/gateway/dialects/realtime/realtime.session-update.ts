@@ -5,11 +5,10 @@
  * fields the service accepts without acting on them (noise reduction, prompt, include, delay,
  * keywords) are validated and then have no effect, which `session.updated` shows.
  */
-import type { TurnDetectionConfig } from '../../../engines/contract';
-import type { SessionCommand } from '../../../session-core';
+import { type SessionCommand, type TurnDetectionConfig, DEFAULT_VAD } from '../../../session-core';
 import type { SessionConfigChanges } from '../../../session-core';
 import { Fields, isRecord, reject } from '../../connection/client-frames';
-import { DEFAULT_VAD, TRANSCRIPTION_MODEL } from '../../../session-core';
+import { TRANSCRIPTION_MODEL } from '../../../engines';
 
 /** OpenAI transcription model names that existing clients send: all served by the streaming model. */
 export const OPENAI_TRANSCRIPTION_MODELS: ReadonlySet<string> = new Set([

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { AudioResponseDto } from '../../sessions';
-import { FRAME_BYTES, FRAME_MS, SAMPLE_RATE } from '../../../engines/contract';
+import { FRAME_BYTES, FRAME_MS, SAMPLE_RATE } from '../../../session-core';
 
 @ApiSchema({ name: 'IngressAudioResponse' })
 export class IngressAudioResponseDto {

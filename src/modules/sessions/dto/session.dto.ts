@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { microsToUsd } from '../../../platform/money';
 import { toUnixSeconds, toUnixSecondsOrNull } from '../../../platform/time';
-import { FRAME_MS } from '../../../engines/contract';
+import { FRAME_MS } from '../../../session-core';
 import {
   CLOSE_REASONS,
   SESSION_STATUSES,

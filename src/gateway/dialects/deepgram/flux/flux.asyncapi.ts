@@ -20,7 +20,7 @@ import {
   type JsonSchema,
 } from '../../../../platform/openapi/asyncapi-schemas';
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../../handshake/handshake-refusals.asyncapi';
-import { TRANSCRIPTION_MODEL } from '../../../../session-core';
+import { TRANSCRIPTION_MODEL } from '../../../../engines';
 import { CLOSE_REASONS as CLOSE_TEXTS } from '../listen/listen.connection';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 import { EAGER_EOT_THRESHOLD, EOT_THRESHOLD, EOT_TIMEOUT_MS, FLUX_MODEL_ALIASES } from './flux.query';

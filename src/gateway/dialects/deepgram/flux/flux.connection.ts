@@ -6,8 +6,7 @@
  * CloseStream ends the session: the last EndOfTurn, then close 1000. An undecodable message is an
  * Error, then close 1008. About 10 s without any frame ends the session as expired (idle_timeout).
  */
-import type { EndOfTurnSettings } from '../../../../engines/contract';
-import type { SessionRuntimeOptions } from '../../../../session-core';
+import type { SessionRuntimeOptions, EndOfTurnSettings } from '../../../../session-core';
 import { SessionRuntime } from '../../../../session-core';
 import type { IdleWatch, SessionConfig } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';

@@ -12,14 +12,8 @@
  * (Continuum never uses audio for training).
  */
 import { AppError } from '../../../../platform/errors/app-error';
-import type { EndOfTurnSettings } from '../../../../engines/contract';
-import {
-  DEFAULT_END_OF_TURN,
-  DEFAULT_TRANSCRIPTION_CONFIG,
-  DEFAULT_VAD,
-  TRANSCRIPTION_MODEL,
-  type SessionConfig,
-} from '../../../../session-core';
+import { type EndOfTurnSettings, DEFAULT_END_OF_TURN, DEFAULT_VAD, type SessionConfig } from '../../../../session-core';
+import { DEFAULT_TRANSCRIPTION_CONFIG, TRANSCRIPTION_MODEL } from '../../../../engines';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 
 export const FLUX_MODEL_ALIASES: readonly string[] = ['flux-general-en'];

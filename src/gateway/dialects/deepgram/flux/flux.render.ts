@@ -9,9 +9,8 @@
  * warnings have no Flux message. Errors of the service are sent as `Error`; refusals of client
  * messages are not (Flux has no such message).
  */
-import type { EventRenderer } from '../../../../session-core';
+import type { EventRenderer, EndOfTurnSettings, EngineWord } from '../../../../session-core';
 import type { ServerEvent } from '../../../../session-core';
-import type { EndOfTurnSettings, EngineWord } from '../../../../engines/contract';
 import { seconds } from '../shared/deepgram-words';
 
 type TurnEvent = Extract<ServerEvent, { type: 'turn' }>;

@@ -20,7 +20,7 @@ import {
   type JsonSchema,
 } from '../../../../platform/openapi/asyncapi-schemas';
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../../handshake/handshake-refusals.asyncapi';
-import { TRANSCRIPTION_MODEL } from '../../../../session-core';
+import { TRANSCRIPTION_MODEL } from '../../../../engines';
 import { CLOSE_REASONS as CLOSE_TEXTS } from './listen.connection';
 import { IGNORED_LISTEN_PARAMETERS, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from './listen.query';
 import { implicitStartFailures } from '../../implicit-start.asyncapi';

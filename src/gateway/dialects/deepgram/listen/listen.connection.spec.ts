@@ -4,7 +4,7 @@ import { FakeClock, settle } from '../../../../session-core/testing/fake-clock';
 import { FakeMeter, FakeStore, FakeTransport } from '../../../../session-core/testing/fakes';
 import { ListenConnection, listenTransport } from './listen.connection';
 import { parseListenQuery } from './listen.query';
-import { DEFAULT_TRANSCRIPTION_CONFIG } from '../../../../session-core/model/defaults';
+import { DEFAULT_TRANSCRIPTION_CONFIG } from '../../../../engines';
 
 function tone(ms: number): Buffer {
   const samples = (24000 * ms) / 1000;

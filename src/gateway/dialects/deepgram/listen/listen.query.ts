@@ -8,9 +8,8 @@
  * utterance_end_ms, vad_events. Every other parameter is accepted and ignored.
  */
 import { AppError } from '../../../../platform/errors/app-error';
-import type { TurnDetectionConfig } from '../../../../engines/contract';
-import type { SessionConfig } from '../../../../session-core/index';
-import { DEFAULT_TRANSCRIPTION_CONFIG, DEFAULT_VAD, TRANSCRIPTION_MODEL } from '../../../../session-core';
+import { type SessionConfig, type TurnDetectionConfig, DEFAULT_VAD } from '../../../../session-core/index';
+import { DEFAULT_TRANSCRIPTION_CONFIG, TRANSCRIPTION_MODEL } from '../../../../engines';
 
 export interface ListenOptions {
   readonly sampleRate: number;

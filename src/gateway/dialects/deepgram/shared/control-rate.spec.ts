@@ -1,5 +1,5 @@
 import { ScriptedEngine } from '../../../../engines/scripted/scripted.engine';
-import { DEFAULT_TRANSCRIPTION_CONFIG } from '../../../../session-core/model/defaults';
+import { DEFAULT_TRANSCRIPTION_CONFIG } from '../../../../engines';
 import { FakeClock, settle } from '../../../../session-core/testing/fake-clock';
 import { FakeMeter, FakeStore, FakeTransport } from '../../../../session-core/testing/fakes';
 import { FluxConnection } from '../flux/flux.connection';

@@ -5,7 +5,7 @@
  * `Metadata`. At 24 kHz a frame of whole samples passes through without a copy.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { SAMPLE_RATE } from '../../../../engines/contract';
+import { SAMPLE_RATE } from '../../../../session-core';
 import { Resampler } from '../../../../platform/audio/resampler';
 
 const EMPTY = Buffer.alloc(0);

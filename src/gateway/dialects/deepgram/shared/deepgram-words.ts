@@ -5,7 +5,7 @@
  * the engine's own word timings when it gives them. `punctuate` puts the utterance in sentence
  * case with a full stop when it is final, the way Deepgram's punctuated_word reads.
  */
-import type { EngineWord } from '../../../../engines/contract';
+import type { EngineWord } from '../../../../session-core';
 
 export interface DeepgramWord {
   word: string;

@@ -22,7 +22,8 @@ import {
   type JsonSchema,
 } from '../../../../platform/openapi/asyncapi-schemas';
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../../handshake/handshake-refusals.asyncapi';
-import { TRANSCRIPTION_MODEL, VOICE, VOICECHAT } from '../../../../session-core';
+import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../../engines';
+import { VOICE } from '../../../../session-core';
 import { clientId, REALTIME_ERROR_CODES, REALTIME_SESSION_ENDS, serverId } from '../realtime.asyncapi';
 import { OPENAI_TRANSCRIPTION_MODELS } from '../realtime.session-update';
 import { TIMEOUT_TRIGGERED, TURN_DETECTION_SHOWN, TURN_DETECTION_UPDATE } from './conversation.turns.asyncapi';

@@ -1,4 +1,4 @@
-import type { ResponseRequest, ResponseSink } from '../../../../engines/contract';
+import type { ResponseRequest, ResponseSink } from '../../../../session-core';
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeStream, FakeTransport } from '../../../../session-core/testing/fakes';
 import { conversationConfig, RealtimeConversationConnection } from './conversation.connection';

@@ -6,7 +6,6 @@
  * runtime's events and the model's both leave through the one renderer, so event ids and order
  * hold across them.
  */
-import type { ResponseEvent, SpeechEngine } from '../../../../engines/contract';
 import {
   ConversationModel,
   DEFAULT_LANGUAGE,
@@ -22,6 +21,8 @@ import {
   type SessionCommand,
   type SessionConfig,
   type SessionRuntimeOptions,
+  type ResponseEvent,
+  type SpeechEngine,
 } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
 import { isClientsOwnClose } from '../../../connection/client-close';

@@ -2,7 +2,7 @@
  * Validation pieces shared by the conversation events: a refusal thrown inside a parser and turned
  * into an OpenAI-shaped `error` at its edge, strict objects, tools and tool choice.
  */
-import type { ConversationTool, ToolChoice } from '../../../../engines/contract';
+import type { ConversationTool, ToolChoice } from '../../../../session-core';
 import { isRecord, type Fields } from '../../../connection/client-frames';
 
 export class Refusal {

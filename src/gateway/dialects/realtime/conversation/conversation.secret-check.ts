@@ -1,6 +1,6 @@
 import { Global, Inject, Injectable, Module } from '@nestjs/common';
 import { AppConfig } from '../../../../config/app-config';
-import { ENGINE_REGISTRY, type EngineRegistry } from '../../../../engines/registry/engine-registry';
+import { ENGINE_REGISTRY, type EngineRegistry } from '../../../../engines';
 import {
   REALTIME_SESSION_CHECK,
   type RealtimeSessionCheck,

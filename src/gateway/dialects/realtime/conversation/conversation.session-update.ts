@@ -6,8 +6,7 @@
  * ignored. The Agents SDK's default configuration (pcm 24 kHz in and out, semantic_vad, an OpenAI
  * transcription model, tracing) is accepted as it is.
  */
-import type { EndOfTurnSettings, TurnDetectionConfig } from '../../../../engines/contract';
-import type { ConversationSettings } from '../../../../session-core';
+import type { ConversationSettings, EndOfTurnSettings, TurnDetectionConfig } from '../../../../session-core';
 import { DEFAULT_END_OF_TURN, DEFAULT_VAD, VOICE } from '../../../../session-core';
 import { isRecord, type Fields } from '../../../connection/client-frames';
 import { isServedModel } from '../realtime.session-update';
