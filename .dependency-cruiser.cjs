@@ -1,9 +1,20 @@
 /**
  * The layers of src/ (docs/architecture.md, "Layers"), checked by `npm run lint`:
  *   platform ← config ← session-core ← engines ← modules ← gateway ← app (main, app.*, cli, bin)
- * An arrow means "may be imported by". Modules and the session core are entered through their index.ts.
- * Tests and benches may reach inside anything; they are not cruised.
+ * An arrow means "may be imported by". Modules, the session core and the engines are entered through their
+ * index.ts. Tests and benches may reach inside anything; they are not cruised.
  */
+const { existsSync, readFileSync } = require('node:fs');
+
+/**
+ * The engine kinds' folders, read from the one registration point (ENGINE_KINDS imports each kind's
+ * `<kind>.kind.ts`), so a kind registered there is held to its rule without an edit here.
+ */
+const KINDS_FILE = 'src/engines/registry/engine-kinds.ts';
+const KIND_FOLDERS = existsSync(KINDS_FILE)
+  ? [...readFileSync(KINDS_FILE, 'utf8').matchAll(/from '\.\.\/([^/']+)\/[^']*\.kind'/g)].map((match) => match[1])
+  : [];
+const KINDS = `(${KIND_FOLDERS.join('|')})`;
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -30,9 +41,9 @@ module.exports = {
     {
       name: 'session-core-is-pure',
       severity: 'error',
-      comment: 'The session core knows only the platform and the engine contract.',
+      comment: 'The session core knows only the platform; it owns the engine port (session-core/engine/).',
       from: { path: '^src/session-core/' },
-      to: { path: '^src/', pathNot: ['^src/session-core/', '^src/platform/', '^src/engines/contract[.]ts$'] },
+      to: { path: '^src/', pathNot: ['^src/session-core/', '^src/platform/'] },
     },
     {
       name: 'session-core-has-no-framework',
@@ -51,14 +62,17 @@ module.exports = {
       from: { path: '^src/engines/' },
       to: { path: '^src/(modules|gateway|cli|bin)/|^src/[^/]+[.]ts$' },
     },
-    {
-      name: 'an-engine-kind-stands-alone',
-      severity: 'error',
-      comment:
-        'A kind uses the contract, the registry and listening/, not another kind (a composite gets engines through its context).',
-      from: { path: '^src/engines/(embedded|scripted|remote|cascade)/' },
-      to: { path: '^src/engines/(embedded|scripted|remote|cascade)/', pathNot: '^src/engines/$1/' },
-    },
+    ...(KIND_FOLDERS.length === 0
+      ? []
+      : [
+          {
+            name: 'an-engine-kind-stands-alone',
+            severity: 'error',
+            comment: `A kind (registered in ${KINDS_FILE}) uses the core's engine port, the registry and listening/, not another kind (a composite gets engines through its context).`,
+            from: { path: `^src/engines/${KINDS}/` },
+            to: { path: `^src/engines/${KINDS}/`, pathNot: '^src/engines/$1/' },
+          },
+        ]),
     {
       name: 'modules-know-no-gateway',
       severity: 'error',
@@ -84,6 +98,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/session-core/', '[.-]spec[.]ts$', '/testing/'] },
       to: { path: '^src/session-core/', pathNot: '^src/session-core/index[.]ts$' },
+    },
+    {
+      name: 'the-engines-are-entered-through-their-index',
+      severity: 'error',
+      comment: "The engines' insides are their own: import src/engines/index.ts.",
+      from: { path: '^src/', pathNot: ['^src/engines/', '[.-]spec[.]ts$', '/testing/'] },
+      to: { path: '^src/engines/', pathNot: '^src/engines/index[.]ts$' },
     },
     {
       name: 'only-the-app-wires-the-gateway',

@@ -22,8 +22,6 @@ process.stdout.write(report.output);
 
 const APP = new Set(['main.ts', 'app.module.ts', 'app.setup.ts', 'cli', 'bin']);
 function unitOf(path) {
-  // The engine contract is a unit of its own: the session core stands on it, and engines on both.
-  if (path === 'src/engines/contract.ts') return 'engines/contract';
   const name = path.match(/^src\/(modules\/[^/]+|[^/]+)/)?.[1];
   return name === undefined ? null : APP.has(name) ? 'app' : name;
 }

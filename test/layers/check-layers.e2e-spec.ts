@@ -57,7 +57,32 @@ describe('npm run lint:layers', () => {
         'src/engines/kinds.ts': 'export const k = 1;\n',
       },
     ],
+    [
+      'session-core-is-pure',
+      {
+        'src/session-core/s.ts': "import type { E } from '../engines/e';\nexport type S = E;\n",
+        'src/engines/e.ts': 'export type E = number;\n',
+      },
+    ],
     ['engines-know-no-feature', { 'src/engines/e.ts': "import { a } from '../modules/a';\nexport const e = a;\n" }],
+    [
+      'the-engines-are-entered-through-their-index',
+      {
+        'src/engines/index.ts': "export { r } from './registry/r';\n",
+        'src/engines/registry/r.ts': 'export const r = 1;\n',
+        'src/modules/b/b.ts': "import { r } from '../../engines/registry/r';\nexport const b = r;\n",
+      },
+    ],
+    [
+      // The kinds are the ones registered in engine-kinds.ts: no list of them in the rule.
+      'an-engine-kind-stands-alone',
+      {
+        'src/engines/registry/engine-kinds.ts':
+          "import { alpha } from '../alpha/alpha.kind';\nimport { beta } from '../beta/beta.kind';\nexport const KINDS = [alpha, beta];\n",
+        'src/engines/alpha/alpha.kind.ts': "import { beta } from '../beta/beta.kind';\nexport const alpha = beta;\n",
+        'src/engines/beta/beta.kind.ts': 'export const beta = 1;\n',
+      },
+    ],
     [
       'modules-know-no-gateway',
       {
@@ -73,6 +98,21 @@ describe('npm run lint:layers', () => {
     });
     expect(code).toBe(1);
     expect(out).toContain(rule);
+  });
+
+  it('passes the engines entered through their index, and a kind using a folder that is not a kind', () => {
+    const { code, out } = check({
+      'src/engines/index.ts': "export { r } from './registry/r';\n",
+      'src/engines/registry/r.ts': 'export const r = 1;\n',
+      'src/engines/registry/engine-kinds.ts':
+        "import { alpha } from '../alpha/alpha.kind';\nexport const KINDS = [alpha];\n",
+      'src/engines/alpha/alpha.kind.ts': "import { l } from '../listening/l';\nexport const alpha = l;\n",
+      'src/engines/listening/l.ts': 'export const l = 1;\n',
+      'src/modules/a/index.ts': "export { a } from './a';\n",
+      'src/modules/a/a.ts': "import { r } from '../../engines';\nexport const a = r;\n",
+    });
+    expect(out).toContain('no cycle between units');
+    expect(code).toBe(0);
   });
 
   it('refuses a cycle between two modules that import each other through different files', () => {
