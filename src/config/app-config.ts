@@ -49,7 +49,8 @@ export class AppConfig {
   readonly authFailuresPerMinute: number;
   readonly priceMicrosPerMinute: { voicechat: number; asr: number };
   readonly startingCreditMicros: number;
-  readonly speechEngine: 'embedded' | 'scripted';
+  /** A registered engine kind's name (src/engines/registry/engine-kinds.ts checks it, not config). */
+  readonly speechEngine: string;
   readonly engineMaxStreams: number;
   /** Sockets one project may hold on this instance: its fair share of the engine streams. */
   readonly projectStreamsPerInstance: number;

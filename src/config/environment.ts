@@ -16,7 +16,6 @@ import {
 
 const USD = /^\d{1,9}(\.\d{1,6})?$/;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const ENGINES = ['embedded', 'scripted'] as const;
 
 const trimmed = Transform(({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value,
@@ -82,7 +81,8 @@ export class Environment {
   @Matches(USD, { message: 'STARTING_CREDIT_USD must be a decimal USD amount' })
   STARTING_CREDIT_USD = '10.00';
 
-  @IsIn(ENGINES) SPEECH_ENGINE: (typeof ENGINES)[number] = 'embedded';
+  /** One engine of this kind serves every model; the kinds are the registered ones, checked with the engines document. */
+  @IsString() @MinLength(1) SPEECH_ENGINE = 'embedded';
   @IsInt() @Min(1) @Max(10_000) ENGINE_MAX_STREAMS: number = 8;
   /**
    * The sockets one project may hold on one instance (its fair share of the engine streams). Unset:

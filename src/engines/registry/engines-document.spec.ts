@@ -76,6 +76,14 @@ describe('engines configuration', () => {
     expect(failure(document)).toMatch(message);
   });
 
+  it('takes SPEECH_ENGINE from the registered kinds, the one list of them', () => {
+    expect(() => createRegistry(new AppConfig({ SPEECH_ENGINE: 'whisper' }))).toThrow(
+      /SPEECH_ENGINE="whisper": SPEECH_ENGINE must be one of the following values: embedded, scripted, remote, cascade/,
+    );
+    // A registered kind that needs settings is not refused as unknown: its own settings are asked for.
+    expect(() => createRegistry(new AppConfig({ SPEECH_ENGINE: 'remote' }))).toThrow(/SPEECH_ENGINE engines\.remote\./);
+  });
+
   it('stops the start on JSON that does not parse, and on an unreadable ENGINES_FILE', () => {
     expect(() => createRegistry(new AppConfig({ ENGINES_JSON: '{"engines": ' }))).toThrow(
       /ENGINES_JSON: not valid JSON/,
