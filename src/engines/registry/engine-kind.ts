@@ -1,6 +1,6 @@
 /**
  * What a kind of engine gives the registry. A kind lives in its own folder (`src/engines/<kind>/`),
- * exports one EngineKind, and is listed once in `src/engines/engine-kinds.ts`.
+ * exports one EngineKind, and is listed once in `src/engines/registry/engine-kinds.ts`.
  */
 import type { Timers } from '../../platform/clock/timers';
 import type { SpeechEngine } from '../../session-core';

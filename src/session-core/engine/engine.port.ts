@@ -1,7 +1,8 @@
 /**
- * The boundary between a session and whatever turns audio into text and text into audio.
- * Every socket dialect drives an engine stream through this interface only, so the embedded
- * engine, the deterministic test engine and a future remote engine are interchangeable.
+ * The session core's engine port: the boundary between a session and whatever turns audio into text and
+ * text into audio. The core owns it; src/engines implements it (each kind, and the registry).
+ * Every socket dialect drives an engine stream through this interface only, so the kinds of engine are
+ * interchangeable.
  */
 
 /** Audio facts shared by every session: mono pcm16 little-endian, 24 kHz, 80 ms frames. */

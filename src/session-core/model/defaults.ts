@@ -1,4 +1,7 @@
-/** The session defaults: the models this service serves, and what a session runs when nobody says otherwise. */
+/**
+ * The session defaults: what a session runs when nobody says otherwise. The models this service serves are the
+ * engines' (src/engines/registry/served-models.ts): the core carries a session's model as a string.
+ */
 import type { EndOfTurnSettings, TurnDetectionConfig } from '../engine/engine.port';
 
 /** The one voice live sessions speak with. */
