@@ -30,6 +30,7 @@ export function coreConfigOf(type: SessionType, model: string, audio: SessionAud
     // Stored for conversation sessions only (a realtime client secret's turn detection).
     ...(td?.interrupt_response === false ? { interruptResponse: false } : {}),
     ...(typeof td?.idle_timeout_ms === 'number' ? { idleTimeoutMs: td.idle_timeout_ms } : {}),
+    ...(td?.create_response === false ? { createResponse: false } : {}),
   };
 }
 

@@ -219,7 +219,8 @@ function withoutTranscriptionModel(audio: RequestedSessionDto['audio']): Request
 
 /**
  * A conversation keeps what its turn detection asked of the session core and the conversation
- * (interrupt_response, idle_timeout_ms); other live sessions store neither (they always barge in).
+ * (interrupt_response, idle_timeout_ms, create_response); other live sessions store none of them (they
+ * always barge in and answer).
  */
 function withConversationTurns(resolved: ResolvedSessionConfig, request: ClientSecretRequestDto) {
   const asked = request.session?.audio?.input?.turn_detection;
@@ -228,6 +229,7 @@ function withConversationTurns(resolved: ResolvedSessionConfig, request: ClientS
   const turns = {
     ...(asked.interrupt_response === undefined ? {} : { interrupt_response: asked.interrupt_response }),
     ...(asked.idle_timeout_ms === undefined ? {} : { idle_timeout_ms: asked.idle_timeout_ms }),
+    ...(asked.create_response === undefined ? {} : { create_response: asked.create_response }),
   };
   const input = { ...resolved.audio.input, turn_detection: { ...stored, ...turns } };
   return { ...resolved, audio: { ...resolved.audio, input } };

@@ -24,6 +24,8 @@ export interface SessionConfig {
   readonly interruptResponse?: boolean;
   /** Conversation sessions: Realtime `idle_timeout_ms` as the session starts (the dialect runs it). */
   readonly idleTimeoutMs?: number;
+  /** Conversation sessions: false, a finished spoken turn is not answered by itself (Realtime `create_response`). */
+  readonly createResponse?: boolean;
 }
 
 /** What a client may change in a started session before any audio: the engine's settings. */

@@ -103,7 +103,7 @@ export class RealtimeConversationConnection implements EventRenderer {
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
     const served = servedConfig(config, this.model.engineResponds);
     this.view = startingView(served);
-    if (served.turnDetection === null) this.model.settings.createResponse = false;
+    if (served.turnDetection === null || served.createResponse === false) this.model.settings.createResponse = false;
     this.idle = new ConversationIdleTimer(runtimeOptions.clock ?? systemClock, (segment, silenceMs) => {
       try {
         if (this.runtime.phase === 'started') this.send(idleTimedOut(this.model, segment, silenceMs));

@@ -1,3 +1,4 @@
+import { FakeClock } from '../../../../session-core/testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeTransport } from '../../../../session-core/testing/fakes';
 import { conversationConfig, RealtimeConversationConnection } from './conversation.connection';
 
@@ -70,6 +71,39 @@ describe('a conversation opened with a client secret that carries settings', () 
       param: 'session.tools',
       message: expect.stringContaining('cannot call tools'),
     });
+  });
+
+  it("keeps a secret's create_response: false: a turn the idle timeout commits is not answered", async () => {
+    const clock = new FakeClock();
+    const transport = new FakeTransport();
+    const connection = new RealtimeConversationConnection({
+      sessionId: 'sess_s2',
+      config: { ...conversationConfig('vendor-voicechat'), createResponse: false, idleTimeoutMs: 5000 },
+      engine: new ToolEngine(),
+      transport,
+      store: new FakeStore(),
+      meter: new FakeMeter(),
+      aliases: new Map(),
+      clock,
+    });
+    opened.push(connection);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((transport.events[0] as any).session.audio.input.turn_detection).toMatchObject({
+      create_response: false,
+      idle_timeout_ms: 5000,
+    });
+    connection.onMessage(
+      JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(48 * 1000).toString('base64') }),
+      false,
+    );
+    clock.advance(5000);
+    expect(transport.types()).toEqual([
+      'session.created',
+      'input_audio_buffer.timeout_triggered',
+      'input_audio_buffer.committed',
+      'conversation.item.added',
+      'conversation.item.done',
+    ]);
   });
 
   it('refuses settings its parser no longer takes with an error, and starts anyway', async () => {

@@ -28,6 +28,13 @@ describe('a conversation session as it starts', () => {
     });
   });
 
+  it("takes a client secret's create_response: false, which a self-answering engine starts without", () => {
+    const config = coreConfigOf('live', 'vendor-voicechat', stored({ create_response: false }));
+    expect(config).toMatchObject({ createResponse: false });
+    expect(startingView(servedConfig(config, true)).turnDetection).toMatchObject({ create_response: false });
+    expect(startingView(servedConfig(config, false)).turnDetection).toMatchObject({ create_response: true });
+  });
+
   it('keeps the defaults when nothing asks otherwise (and other sessions never carry the fields)', () => {
     const config = coreConfigOf(
       'live',
@@ -36,6 +43,7 @@ describe('a conversation session as it starts', () => {
     );
     expect(config).not.toHaveProperty('interruptResponse');
     expect(config).not.toHaveProperty('idleTimeoutMs');
+    expect(config).not.toHaveProperty('createResponse');
     expect(startingView(conversationConfig('vendor-voicechat')).turnDetection).toMatchObject({
       idle_timeout_ms: null,
       interrupt_response: true,

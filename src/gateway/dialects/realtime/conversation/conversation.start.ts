@@ -11,7 +11,7 @@ import type { ConversationView } from './conversation.session-update';
 
 export function servedConfig(config: SessionConfig, engineResponds: boolean): SessionConfig {
   if (engineResponds && config.turnDetection !== null) return config;
-  const { interruptResponse: _interrupt, idleTimeoutMs: _idle, ...served } = config;
+  const { interruptResponse: _interrupt, idleTimeoutMs: _idle, createResponse: _create, ...served } = config;
   return served;
 }
 
@@ -30,7 +30,7 @@ export function startingView(config: SessionConfig): ConversationView {
             prefix_padding_ms: td.prefixPaddingMs,
             silence_duration_ms: td.silenceDurationMs,
             idle_timeout_ms: config.idleTimeoutMs ?? null,
-            create_response: true,
+            create_response: config.createResponse !== false,
             interrupt_response: config.interruptResponse !== false,
           },
     tracing: null,
