@@ -110,6 +110,26 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     expect(transport.types()).toContain('conversation.item.added');
   });
 
+  it('applies nothing of an update whose turn detection change is refused after audio (session_config_locked)', async () => {
+    const { transport, send, settle } = await open(new RespondingEngine());
+    send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(4800).toString('base64') });
+    send({
+      type: 'session.update',
+      event_id: 'l1',
+      session: {
+        instructions: 'Refused with its update.',
+        audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 900, create_response: false } } },
+      },
+    });
+    await settle();
+    expect((transport.events.at(-1) as any).error).toMatchObject({ code: 'session_config_locked', event_id: 'l1' });
+    send({ type: 'session.update', session: { tool_choice: 'none' } });
+    await settle();
+    const shown = (transport.events.at(-1) as any).session;
+    expect(shown).toMatchObject({ instructions: 'You are Breeze.', tool_choice: 'none' });
+    expect(shown.audio.input.turn_detection).toMatchObject({ type: 'semantic_vad', create_response: true });
+  });
+
   it('refuses interrupt_response: false and idle_timeout_ms with an engine that answers by itself', async () => {
     const { transport, send, settle } = await open(new FakeEngine());
     const vad = (fields: object) => ({ audio: { input: { turn_detection: { type: 'server_vad', ...fields } } } });

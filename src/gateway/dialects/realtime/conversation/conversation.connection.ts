@@ -92,8 +92,8 @@ export class RealtimeConversationConnection implements EventRenderer {
   private waiting: (SessionCommand | ConversationRequest)[] | null = [];
   private reconfiguring = false;
   private readonly idle: ConversationIdleTimer;
-  /** An idle timeout asked for with a turn detection change: it applies once the session took that. */
-  private idleAsked: number | null | undefined;
+  /** An update that changes turn detection: it applies once the session core took that change. */
+  private asked: ConversationUpdate | null = null;
 
   constructor(options: ConversationConnectionOptions) {
     const { config, engine, aliases, maxMessageBytes, realtimeSession, ...runtimeOptions } = options;
@@ -161,8 +161,8 @@ export class RealtimeConversationConnection implements EventRenderer {
         this.reconfigured();
         // The session core holds interrupt_response (it cuts the voice): the conversation follows it.
         this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
-        if (this.idleAsked !== undefined) this.idle.configure(this.idleAsked);
-        this.idleAsked = undefined;
+        if (this.asked !== null) this.takeAsked(this.asked);
+        this.asked = null;
         return this.out.session('session.updated', event.session, this.model.settings, this.view);
       case 'speech_started':
         return this.frames(this.model.speechStarted(event.itemId, event.startMs));
@@ -187,7 +187,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         return this.frames(this.model.audioDone(event.itemId, event.interrupted));
       case 'error':
         this.reconfigured(); // a refused change (session_config_locked) reopens nothing
-        this.idleAsked = undefined;
+        this.asked = null; // what it asked does not apply: session.updated shows what is in force
         // As on the transcription half: an event refused because the session is ending is answered
         // by the end's own error, since clients take the first error as fatal.
         if (event.error.code === 'session_closed') return null;
@@ -299,18 +299,27 @@ export class RealtimeConversationConnection implements EventRenderer {
     const ids = clientEventId === undefined ? {} : { clientEventId };
     const unserved = this.model.engineResponds ? null : unservedBySelfAnswering(update);
     if (unserved !== null) return this.runtime.handle({ type: 'reject', ...unserved, ...ids });
-    Object.assign(this.model.settings, update.settings);
-    Object.assign(this.view, update.view);
-    if (update.turnDetection === undefined) return this.runtime.handle({ type: 'update', ...ids });
+    if (update.turnDetection === undefined) {
+      this.takeAsked(update);
+      return this.runtime.handle({ type: 'update', ...ids });
+    }
+    // The session core may refuse a turn detection change (session_config_locked): the whole update
+    // then applies nothing, as OpenAI's does, and a later session.updated shows only what is in force.
     this.reconfiguring = true;
     this.waiting ??= [];
-    this.idleAsked = update.idleTimeoutMs;
+    this.asked = update;
     this.runtime.handle({
       type: 'update',
       changes: { turnDetection: update.turnDetection, interruptResponse: update.interruptResponse },
       param: 'session.audio.input.turn_detection',
       ...ids,
     });
+  }
+
+  private takeAsked(update: ConversationUpdate): void {
+    Object.assign(this.model.settings, update.settings);
+    Object.assign(this.view, update.view);
+    if (update.idleTimeoutMs !== undefined) this.idle.configure(update.idleTimeoutMs);
   }
 
   private refuseTools(param: string, clientEventId?: string): void {
