@@ -15,6 +15,11 @@ interface TimedWord {
   startMs: number;
 }
 
+/** The items a response is made from, read when the request is built. */
+export interface ConversationItemsSource {
+  items(): readonly ConversationItem[];
+}
+
 export class ConversationItems {
   private readonly items: ConversationItem[] = [];
   private readonly words = new Map<string, TimedWord[]>();
@@ -86,7 +91,7 @@ export class ConversationItems {
   }
 
   /** The whole conversation as a response's context, read when the request is built. */
-  messagesSource(): { items(): readonly ConversationItem[] } {
+  messagesSource(): ConversationItemsSource {
     return { items: () => this.items };
   }
 

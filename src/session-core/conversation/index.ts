@@ -1,5 +1,6 @@
 /** Conversation sessions' pure state: items, responses, settings (used by the Realtime dialect). */
-export { ConversationModel, type ConversationEffect } from './conversation.model';
+export { ConversationModel } from './conversation.model';
+export type { ConversationEffect } from './conversation-effects';
 export { MAX_CONVERSATION_ITEMS } from './conversation-items';
 export { IdleTimeout, idleTimedOut, type SilentSegment } from './idle-timeout';
 export * from './conversation.types';
