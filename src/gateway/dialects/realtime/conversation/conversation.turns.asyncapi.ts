@@ -1,7 +1,7 @@
 /**
  * Turn detection of a conversation session in the AsyncAPI document: what `session.update` takes,
  * what `session.updated` shows, and the idle timeout's server event. Kept beside the channel's
- * document (conversation.asyncapi.ts), which uses them.
+ * document (conversation.asyncapi.ts), whose shared schemas and server messages use them.
  */
 import type { MessageDoc } from '../../../../platform/openapi/socket-dialect-doc';
 import {
