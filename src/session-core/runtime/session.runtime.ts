@@ -24,10 +24,10 @@ import {
 import type { CloseCause } from '../model/close-causes';
 import type { OutputPacer } from './output-pacer';
 import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';
-import { ControlRate } from './control-rate';
-import { IdleWatch } from './idle-watch';
+import { CommandHold } from './command-hold';
 import { MeterWriter } from './meter-writer';
 import { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions } from './runtime-options';
+import { RuntimeGuards } from './runtime-guards';
 import { RuntimeCallQueue, engineConfigOf, errorText, outputPacerFor, timeLimit } from './runtime-support';
 import { dispatchCommand, type SessionCommand } from '../model/session.commands';
 import type { Effect } from '../model/session.effects';
@@ -51,17 +51,14 @@ export class SessionRuntime {
   private readonly tuning: RuntimeTuning;
   private readonly calls = new RuntimeCallQueue(
     (effect) => this.execute(effect),
-    (effect, error) => this.fault(error, `effect ${effect.kind}`),
+    (effect, error) => this.guards.fault(error, `effect ${effect.kind}`),
   );
   private stream: EngineStream | null = null;
   private streamBroken = false;
   private pacer: OutputPacer | null = null;
   private expiryTimer: TimerHandle | null = null;
-  private held: SessionCommand[] | null = null;
-  private readonly controlRate: ControlRate;
-  private idle: IdleWatch | null = null;
-  /** A limit was broken: the session is ending and nothing the client sends runs any more. */
-  private limited = false;
+  private readonly hold: CommandHold;
+  private readonly guards: RuntimeGuards;
   private transportOpen = true;
   private overflowed = false;
   private readonly meters: MeterWriter;
@@ -82,7 +79,16 @@ export class SessionRuntime {
       this.log,
       this.tuning.meterRetryDelaysMs,
     );
-    this.controlRate = new ControlRate(this.limits.controlBurst, this.limits.controlPerSecond, this.clock.now());
+    this.guards = new RuntimeGuards(options.sessionId, this.clock, this.log, this.limits, this.tuning.maxHeldEvents, {
+      abort: (failure, cause) => this.run(this.machine.abort(failure, cause)),
+      dropHeld: () => this.hold.drop(),
+    });
+    this.hold = new CommandHold(this.tuning.maxHeldEvents, {
+      dispatchNow: (command) => this.run(dispatchCommand(this.machine, command, this.clock.now())),
+      run: (effects) => this.run(effects),
+      ended: () => this.machine.phase === 'closing' || this.machine.phase === 'closed',
+      overflow: () => this.guards.overLimit('held_events'),
+    });
     this.done = new Promise((resolve) => (this.markDone = resolve));
   }
 
@@ -92,16 +98,12 @@ export class SessionRuntime {
 
   /** A client event, parsed by the dialect. Held while a start or reopen is in flight, then replayed in order. */
   handle(command: SessionCommand): void {
-    if (command.type === 'append') {
-      if (this.limited) return;
-      this.idle?.seen();
-    } else if (!this.control()) return;
-    this.dispatch(command);
+    if (this.guards.admits(command)) this.hold.dispatch(command);
   }
 
   /** The socket's control-message allowance as it stands (Realtime's `rate_limits.updated` reports it). */
   controlAllowance(): { limit: number; remaining: number; resetSeconds: number } {
-    return this.controlRate.allowance(this.clock.now());
+    return this.guards.controlAllowance();
   }
 
   /**
@@ -111,10 +113,7 @@ export class SessionRuntime {
    * is broken (the client is told and the session ends) or was already.
    */
   control(): boolean {
-    if (this.limited) return false;
-    if (this.controlRate.take(this.clock.now())) return true;
-    this.overLimit('control_rate');
-    return false;
+    return this.guards.control();
   }
 
   /**
@@ -122,30 +121,7 @@ export class SessionRuntime {
    * logged with its stack, the client gets `internal_error` and the session ends. Safe to call twice.
    */
   fault(error: unknown, where = 'handler'): void {
-    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    this.log.error(`session ${this.sessionId}: ${where} failed: ${stack}`);
-    this.run(
-      this.machine.abort(
-        { code: 'internal_error', message: 'the session failed on the server and was ended' },
-        { kind: 'internal_error' },
-      ),
-    );
-  }
-
-  private dispatch(command: SessionCommand): void {
-    if (this.held === null) return this.run(dispatchCommand(this.machine, command, this.clock.now()));
-    if (this.held.length < this.tuning.maxHeldEvents) this.held.push(command);
-    else this.overLimit('held_events');
-  }
-
-  private overLimit(limit: 'control_rate' | 'held_events'): void {
-    const message =
-      limit === 'control_rate'
-        ? `more than ${this.limits.controlBurst} control messages at once, or over ${this.limits.controlPerSecond} a second; the session ends`
-        : `more than ${this.tuning.maxHeldEvents} events sent while the session was starting; the session ends`;
-    this.limited = true;
-    this.held = null; // what was held is refused with the session
-    this.run(this.machine.abort({ code: 'rate_limit_exceeded', message }, { kind: 'policy', limit }));
+    this.guards.fault(error, where);
   }
 
   /** The socket is gone: recorded `connection_lost` unless the session was already ending. */
@@ -210,7 +186,7 @@ export class SessionRuntime {
       case 'emit':
         return this.send(effect.event);
       case 'open_session':
-        return this.background(this.openSession(effect.config), 'start');
+        return this.guards.background(this.openSession(effect.config), 'start');
       case 'schedule_expiry':
         return this.scheduleExpiry(effect.atMs);
       case 'engine_push':
@@ -243,11 +219,11 @@ export class SessionRuntime {
       case 'output_release':
         return this.pacer?.release();
       case 'finalize':
-        return this.background(this.finalize(effect), 'close');
+        return this.guards.background(this.finalize(effect), 'close');
       case 'transport_close':
         return this.closeTransport(effect.code, effect.reason);
       case 'reopen_engine':
-        return this.background(this.reopenEngine(effect.config), 'engine reopen');
+        return this.guards.background(this.reopenEngine(effect.config), 'engine reopen');
       case 'dialect_frame':
         return this.sendFrame(effect.frame);
     }
@@ -277,7 +253,7 @@ export class SessionRuntime {
   }
 
   private openSession(config: SessionConfig): Promise<void> {
-    return this.holdingCommands(async () => {
+    return this.hold.around(async () => {
       try {
         return await this.activate(config);
       } catch (error) {
@@ -285,35 +261,6 @@ export class SessionRuntime {
         return this.machine.startFailed({ code: 'internal_error', message: 'the session could not be started' });
       }
     });
-  }
-
-  /** Asynchronous work of the session: a rejection ends this session, never goes unhandled. */
-  private background(work: Promise<void>, what: string): void {
-    work.catch((error: unknown) => this.fault(error, what));
-  }
-
-  /**
-   * Commands that arrive while `work` runs are held, and handled after its effects, in order. The
-   * machine asks for one start or reopen at a time (the hold keeps every command from it meanwhile).
-   */
-  private async holdingCommands(work: () => Promise<readonly Effect[]>): Promise<void> {
-    if (this.held !== null) throw new Error('a start or reopen is already in flight');
-    const held: SessionCommand[] = [];
-    this.held = held;
-    let effects: readonly Effect[];
-    try {
-      effects = await work();
-    } finally {
-      if (this.held === held) this.held = null;
-    }
-    this.run(effects);
-    // A broken limit dropped the hold and ended the session meanwhile: nothing is replayed then.
-    if (this.machine.phase === 'closing' || this.machine.phase === 'closed') return;
-    for (let i = 0; i < held.length; i++) {
-      // A replayed command started another reopen: it holds the rest, ahead of what arrives later.
-      if (this.held !== null) return void this.held.unshift(...held.slice(i));
-      this.dispatch(held[i]);
-    }
   }
 
   private async activate(config: SessionConfig): Promise<readonly Effect[]> {
@@ -345,11 +292,7 @@ export class SessionRuntime {
       return this.machine.startFailed(refusal);
     }
     this.stream = stream;
-    if (this.limits.idleTimeoutMs > 0) {
-      this.idle = new IdleWatch(this.clock, this.limits.idleTimeoutMs, () =>
-        this.run(this.machine.close({ kind: 'idle' })),
-      );
-    }
+    this.guards.watchIdle(() => this.run(this.machine.close({ kind: 'idle' })));
     this.pacer = outputPacerFor(this.tuning, {
       clock: this.clock,
       originMs: startedAtMs,
@@ -362,7 +305,7 @@ export class SessionRuntime {
 
   /** Commands that arrive meanwhile are held, as during a start, so appends reach the new stream. */
   private reopenEngine(config: SessionConfig): Promise<void> {
-    return this.holdingCommands(async () => {
+    return this.hold.around(async () => {
       const old = this.stream;
       this.stream = null; // a close meanwhile must not close it twice
       try {
@@ -432,7 +375,7 @@ export class SessionRuntime {
   /** Whatever fails on the way, the session is finalized: its `done` must resolve and its socket end. */
   private async finalize(closing: Extract<Effect, { kind: 'finalize' }>): Promise<void> {
     try {
-      this.idle?.stop();
+      this.guards.stopIdle();
       this.pacer?.stop();
       if (this.expiryTimer !== null) this.clock.clearTimer(this.expiryTimer);
       this.expiryTimer = null;
