@@ -130,6 +130,8 @@ describe.each(databaseTargets())('limits and redemption on %s', (target) => {
         region: 'local',
         audio: expect.objectContaining({ output: null }),
         metadata: { a: 'b' },
+        // A conversation secret's settings (instructions, tools…); a transcription secret carries none.
+        realtimeSession: null,
         startedAt: expect.any(Date),
         secretExpiresAt: expect.any(Date),
       });
