@@ -1,7 +1,7 @@
 import { schemaProblems } from '../../../../../test/support/json-schema-check';
 import { DEFAULT_CONVERSATION_SETTINGS, type ResponseView, type SessionDescriptor } from '../../../../session-core';
 import { REALTIME_CONVERSATION_ASYNCAPI } from './conversation.asyncapi';
-import { conversationConfig } from './conversation.connection';
+import { conversationConfig } from './conversation.start';
 import { responseJson, sessionJson } from './conversation.render';
 import { parseConversationUpdate, type ConversationView } from './conversation.session-update';
 

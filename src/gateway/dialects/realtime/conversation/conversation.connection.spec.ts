@@ -1,7 +1,8 @@
 import type { ResponseRequest, ResponseSink } from '../../../../session-core';
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeStream, FakeTransport } from '../../../../session-core/testing/fakes';
-import { conversationConfig, RealtimeConversationConnection } from './conversation.connection';
+import { RealtimeConversationConnection } from './conversation.connection';
+import { conversationConfig } from './conversation.start';
 
 /** A cascade-like engine: it takes responses and tools. */
 class RespondingEngine extends FakeEngine {

@@ -8,12 +8,9 @@
  */
 import {
   ConversationModel,
-  DEFAULT_LANGUAGE,
-  DEFAULT_VAD,
   idleTimedOut,
   SessionRuntime,
   systemClock,
-  VOICE,
   type ConversationEffect,
   type EventRenderer,
   type RenderedFrames,
@@ -35,34 +32,16 @@ import {
 import { ConversationIdleTimer } from './conversation.idle-timer';
 import { Refusal, toolsRefusal } from './conversation.fields';
 import { ConversationRenderer } from './conversation.render';
-import { servedConfig, startingView } from './conversation.start';
-import {
-  parseConversationUpdate,
-  unservedBySelfAnswering,
-  type ConversationUpdate,
-  type ConversationView,
-} from './conversation.session-update';
+import { secretSettings, servedConfig, startingView } from './conversation.start';
+import { unservedBySelfAnswering, type ConversationUpdate, type ConversationView } from './conversation.session-update';
 
 export interface ConversationConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
   readonly engine: SpeechEngine;
   readonly aliases: ReadonlyMap<string, string>;
   readonly maxMessageBytes?: number;
-  /** The settings the session's client secret carries (see applySecret). */
+  /** The settings the session's client secret carries (see secretSettings). */
   readonly realtimeSession?: Record<string, unknown> | null;
-}
-
-/** What a conversation session runs with when its client secret does not say otherwise. */
-export function conversationConfig(model: string): SessionConfig {
-  return {
-    type: 'live',
-    model,
-    voice: VOICE,
-    language: DEFAULT_LANGUAGE,
-    turnDetection: DEFAULT_VAD,
-    outputEncoding: 'base64',
-    conversation: true,
-  };
 }
 
 /** The requests this connection handles itself rather than the runtime (session_update goes on to it). */
@@ -111,7 +90,12 @@ export class RealtimeConversationConnection implements EventRenderer {
         this.runtime.fault(error, 'idle timeout');
       }
     });
-    if (realtimeSession) this.applySecret(realtimeSession);
+    if (realtimeSession) {
+      const secret = secretSettings(realtimeSession, config.model, aliases, this.tools);
+      Object.assign(this.model.settings, secret.settings);
+      Object.assign(this.view, secret.view);
+      if (secret.refusal !== null) this.waiting!.push(rejection(secret.refusal));
+    }
     // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
     const store = runtimeOptions.store;
     this.runtime = new SessionRuntime({
@@ -264,31 +248,6 @@ export class RealtimeConversationConnection implements EventRenderer {
         return this.runtime.handle(parsed);
       default:
         return this.runtime.handle(parsed);
-    }
-  }
-
-  /**
-   * A client secret's settings, applied as a session.update before the session starts, so that
-   * session.created shows them. They passed the same parser when the secret was issued; what it
-   * refuses now (a rule or this instance's engine changed since) is an `error` after session.created,
-   * and the session runs on without it, as after a refused session.update.
-   */
-  private applySecret(session: Record<string, unknown>): void {
-    try {
-      const update = parseConversationUpdate(
-        { type: 'realtime', ...session },
-        this.context.model,
-        this.context.aliases,
-      );
-      const { tools, ...settings } = update.settings;
-      Object.assign(this.model.settings, settings);
-      Object.assign(this.view, update.view);
-      if (tools === undefined) return;
-      if (this.tools || tools.length === 0) this.model.settings.tools = tools;
-      else this.waiting!.push(rejection(toolsRefusal('session.tools', this.context.model)));
-    } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      this.waiting!.push(rejection(error));
     }
   }
 

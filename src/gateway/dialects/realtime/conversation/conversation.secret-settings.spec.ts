@@ -1,6 +1,7 @@
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeTransport } from '../../../../session-core/testing/fakes';
-import { conversationConfig, RealtimeConversationConnection } from './conversation.connection';
+import { RealtimeConversationConnection } from './conversation.connection';
+import { conversationConfig } from './conversation.start';
 
 class ToolEngine extends FakeEngine {
   readonly conversation = { responses: true, tools: true };

@@ -1,5 +1,5 @@
 import { coreConfigOf } from '../../../connection/session-config.mapping';
-import { conversationConfig } from './conversation.connection';
+import { conversationConfig } from './conversation.start';
 import { servedConfig, startingView } from './conversation.start';
 
 /** A realtime client secret's stored audio: its turn detection as client-secrets.service keeps it. */
