@@ -8,8 +8,8 @@
 import type { EndOfTurnSettings, EngineEvent } from '../engine/engine.port';
 import { closeOutcome, type CloseCause, type CloseOutcome } from '../model/close-causes';
 import { NO_EFFECTS, type Effect } from '../model/session.effects';
-import type { ServerEvent } from '../model/session.events';
 import { InputAudio } from './input-audio';
+import { ack, REFUSALS, type Refusal } from './machine-replies';
 import { sameEngineSettings, withChanges, withSessionChanges, withTurnSettings } from '../model/session-config-changes';
 import { interruptsResponses, OutputTurns } from './output-turns';
 import { SessionTurns } from '../end-of-turn/session-turns';
@@ -24,19 +24,6 @@ import {
   type SessionLimits,
   type Usage,
 } from '../model/session.types';
-
-/** The machine's own refusals; dialect refusals come in through reject(). */
-const REFUSALS = {
-  session_not_started: 'send session.start and wait for session.started first',
-  session_already_started: 'session.start was already received',
-  session_closed: 'the session is closing',
-  invalid_audio: 'audio must be whole pcm16 samples (an even number of bytes)',
-  input_audio_buffer_empty: 'no audio was appended since the last commit',
-  session_config_locked: 'language and turn detection are fixed once audio has been appended',
-} as const;
-
-type Refusal = keyof typeof REFUSALS;
-type Acknowledgement = Extract<ServerEvent, { clientEventId?: string }>;
 
 export type SessionPhase = 'awaiting_start' | 'starting' | 'started' | 'closing' | 'closed';
 
@@ -358,9 +345,4 @@ export class SessionMachine {
     this.pendingClose = null;
     return cause;
   }
-}
-
-/** Emits `event`, with `clientEventId` only when the client sent one (renderers test its presence). */
-function ack(event: Acknowledgement, clientEventId: string | undefined): Effect {
-  return { kind: 'emit', event: clientEventId === undefined ? event : { ...event, clientEventId } };
 }
