@@ -1,5 +1,5 @@
 /**
- * The thin I/O driver of one session: owns the machine, the engine stream, the output pacer and
+ * The thin I/O driver of one session: owns the machine, the engine link, the output pacer and
  * the timers, and carries out the machine's effects through the ports. Dialects call the input
  * methods; the gateway reports the socket's end and asks for server-side ends (DELETE, shutdown).
  *
@@ -14,21 +14,16 @@
  * - Meter batches are written one at a time, in seq order, and all of them before the session
  *   is recorded closed; `closed` goes out only after that record.
  */
-import {
-  EngineCapacityError,
-  type EngineEvent,
-  type EngineStream,
-  type ResponseRequest,
-  type ResponseSink,
-} from '../engine/engine.port';
+import type { ResponseRequest, ResponseSink } from '../engine/engine.port';
 import type { CloseCause } from '../model/close-causes';
 import type { OutputPacer } from './output-pacer';
 import { systemClock, type ClockPort, type LoggerPort, type TimerHandle } from './ports';
 import { CommandHold } from './command-hold';
+import { EngineLink } from './engine-link';
 import { MeterWriter } from './meter-writer';
 import { DEFAULT_RUNTIME_TUNING, type RuntimeTuning, type SessionRuntimeOptions } from './runtime-options';
 import { RuntimeGuards } from './runtime-guards';
-import { RuntimeCallQueue, engineConfigOf, errorText, outputPacerFor, timeLimit } from './runtime-support';
+import { RuntimeCallQueue, errorText, outputPacerFor } from './runtime-support';
 import { dispatchCommand, type SessionCommand } from '../model/session.commands';
 import type { Effect } from '../model/session.effects';
 import type { ServerEvent } from '../model/session.events';
@@ -53,8 +48,7 @@ export class SessionRuntime {
     (effect) => this.execute(effect),
     (effect, error) => this.guards.fault(error, `effect ${effect.kind}`),
   );
-  private stream: EngineStream | null = null;
-  private streamBroken = false;
+  private readonly engine: EngineLink;
   private pacer: OutputPacer | null = null;
   private expiryTimer: TimerHandle | null = null;
   private readonly hold: CommandHold;
@@ -83,6 +77,17 @@ export class SessionRuntime {
       abort: (failure, cause) => this.run(this.machine.abort(failure, cause)),
       dropHeld: () => this.hold.drop(),
     });
+    this.engine = new EngineLink(
+      options.sessionId,
+      options.engine,
+      this.clock,
+      this.log,
+      this.tuning.engineCloseTimeoutMs,
+      {
+        event: (event) => this.run(this.machine.engineEvent(event)),
+        lost: (cause) => this.run(this.machine.close(cause)),
+      },
+    );
     this.hold = new CommandHold(this.tuning.maxHeldEvents, {
       dispatchNow: (command) => this.run(dispatchCommand(this.machine, command, this.clock.now())),
       run: (effects) => this.run(effects),
@@ -155,26 +160,15 @@ export class SessionRuntime {
     return this.done;
   }
 
-  /**
-   * Conversation sessions: asks the engine for a response, after the effects in flight. False when
-   * there is no stream to ask (not started, ended) or the engine has no respond().
-   */
+  /** Conversation sessions: asks the engine for a response; false when no stream can (not started, ended, no respond()). */
   respond(request: ResponseRequest, sink: ResponseSink): boolean {
-    const stream = this.stream;
-    if (stream === null || this.streamBroken || stream.respond === undefined) return false;
-    this.withStream((s) => s.respond!(request, sink));
-    return true;
+    return this.engine.respond(request, sink);
   }
 
   /** Conversation sessions: stops a response the engine is producing (its sink hears `cancelled`). */
   cancelResponse(responseId: string): void {
-    this.withStream((stream) => stream.cancelResponse?.(responseId));
+    this.engine.call((stream) => stream.cancelResponse?.(responseId));
   }
-
-  private readonly onEngineEvent = (event: EngineEvent): void => {
-    this.run(this.machine.engineEvent(event));
-    if (event.type === 'error' && event.fatal) this.streamLost({ kind: 'engine_unavailable', message: event.message });
-  };
 
   private run(effects: readonly Effect[]): void {
     this.calls.run(effects);
@@ -190,19 +184,19 @@ export class SessionRuntime {
       case 'schedule_expiry':
         return this.scheduleExpiry(effect.atMs);
       case 'engine_push':
-        return this.withStream((stream) => stream.pushAudio(effect.frame));
+        return this.engine.call((stream) => stream.pushAudio(effect.frame));
       case 'engine_commit':
-        return this.withStream((stream) => stream.commit());
+        return this.engine.call((stream) => stream.commit());
       case 'engine_clear':
-        return this.withStream((stream) => stream.clear());
+        return this.engine.call((stream) => stream.clear());
       case 'engine_interrupt':
-        return this.withStream((stream) => stream.interrupt());
+        return this.engine.call((stream) => stream.interrupt());
       case 'engine_prepare':
-        return this.withStream((stream) => stream.prepareResponse?.(effect.transcript));
+        return this.engine.call((stream) => stream.prepareResponse?.(effect.transcript));
       case 'engine_discard_prepared':
-        return this.withStream((stream) => stream.discardPreparedResponse?.());
+        return this.engine.call((stream) => stream.discardPreparedResponse?.());
       case 'engine_close':
-        this.engineClosed = this.closeStream();
+        this.engineClosed = this.engine.close();
         return;
       case 'meter':
         return this.meters.write(effect.batch);
@@ -264,19 +258,9 @@ export class SessionRuntime {
   }
 
   private async activate(config: SessionConfig): Promise<readonly Effect[]> {
-    let stream: EngineStream;
-    try {
-      stream = await this.options.engine.open(engineConfigOf(this.sessionId, config), this.onEngineEvent);
-    } catch (error) {
-      if (error instanceof EngineCapacityError) {
-        return this.machine.startFailed({
-          code: 'capacity_exhausted',
-          message: 'no speech engine capacity; retry later',
-        });
-      }
-      this.log.error(`session ${this.sessionId}: engine open failed: ${errorText(error)}`);
-      return this.machine.startFailed({ code: 'internal_error', message: 'the speech engine could not be opened' });
-    }
+    const opened = await this.engine.openForStart(config);
+    if (!opened.ok) return this.machine.startFailed(opened.failure);
+    const { stream } = opened;
     const startedAtMs = this.clock.now();
     const expiresAtMs = startedAtMs + this.limits.maxSessionMs;
     let refusal: StartFailure | null = null;
@@ -288,10 +272,10 @@ export class SessionRuntime {
       refusal = { code: 'internal_error', message: 'the session could not be started' };
     }
     if (refusal !== null) {
-      await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock).catch(() => undefined);
+      await this.engine.discard(stream);
       return this.machine.startFailed(refusal);
     }
-    this.stream = stream;
+    this.engine.attach(stream);
     this.guards.watchIdle(() => this.run(this.machine.close({ kind: 'idle' })));
     this.pacer = outputPacerFor(this.tuning, {
       clock: this.clock,
@@ -306,25 +290,23 @@ export class SessionRuntime {
   /** Commands that arrive meanwhile are held, as during a start, so appends reach the new stream. */
   private reopenEngine(config: SessionConfig): Promise<void> {
     return this.hold.around(async () => {
-      const old = this.stream;
-      this.stream = null; // a close meanwhile must not close it twice
       try {
-        if (old !== null) await timeLimit(old.close(), this.tuning.engineCloseTimeoutMs, this.clock);
-        const stream = await this.options.engine.open(engineConfigOf(this.sessionId, config), this.onEngineEvent);
-        if (this.machine.phase === 'started') {
-          this.stream = stream;
-          await this.options.store.reconfigure?.(this.sessionId, config).catch((error: unknown) => {
-            this.log.warn(`session ${this.sessionId}: recording the new configuration failed: ${errorText(error)}`);
-          });
-          return this.machine.engineReopened();
+        const stream = await this.engine.replace(config);
+        if (this.machine.phase !== 'started') {
+          // The session ended while the stream opened: nothing will be heard on it.
+          await this.engine.discard(stream);
+          return [];
         }
-        // The session ended while the stream opened: nothing will be heard on it.
-        await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock).catch(() => undefined);
+        this.engine.attach(stream);
+        await this.options.store.reconfigure?.(this.sessionId, config).catch((error: unknown) => {
+          this.log.warn(`session ${this.sessionId}: recording the new configuration failed: ${errorText(error)}`);
+        });
+        return this.machine.engineReopened();
       } catch (error) {
         this.log.error(`session ${this.sessionId}: reopening the engine failed: ${errorText(error)}`);
-        this.streamLost({ kind: 'engine_failed', message: errorText(error) });
+        this.engine.lose({ kind: 'engine_failed', message: errorText(error) });
+        return [];
       }
-      return [];
     });
   }
 
@@ -336,40 +318,6 @@ export class SessionRuntime {
       if (effects.length === 0 && this.machine.phase === 'started') this.scheduleExpiry(atMs);
       else this.run(effects);
     }, atMs - this.clock.now());
-  }
-
-  /** Calls the engine stream while it is usable; a call that throws ends the session. */
-  private withStream(call: (stream: EngineStream) => void): void {
-    if (this.stream === null || this.streamBroken) return;
-    try {
-      call(this.stream);
-    } catch (error) {
-      this.engineFailed(error);
-    }
-  }
-
-  private engineFailed(error: unknown): void {
-    const message = errorText(error);
-    this.log.error(`session ${this.sessionId}: engine stream failed: ${message}`);
-    this.streamLost({ kind: 'engine_failed', message });
-  }
-
-  /** The engine stream is unusable (a call threw, or it reported a fatal error): the session ends. */
-  private streamLost(cause: CloseCause): void {
-    if (this.streamBroken) return;
-    this.streamBroken = true;
-    this.run(this.machine.close(cause));
-  }
-
-  private async closeStream(): Promise<void> {
-    const stream = this.stream;
-    if (stream === null) return;
-    try {
-      await timeLimit(stream.close(), this.tuning.engineCloseTimeoutMs, this.clock);
-    } catch (error) {
-      this.log.warn(`session ${this.sessionId}: engine close: ${errorText(error)}`);
-    }
-    this.stream = null;
   }
 
   /** Whatever fails on the way, the session is finalized: its `done` must resolve and its socket end. */
