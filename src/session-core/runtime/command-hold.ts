@@ -1,10 +1,15 @@
 /**
  * The hold of one session's client commands while a start or an engine reopen is in flight: a
  * client that streams without waiting for `session.started` loses nothing, and appends reach the
- * new stream. Bounded, because a client that never stops sending would otherwise grow it forever.
+ * new stream. A dialect's own requests (a conversation's items and responses) are held in the same
+ * order, as work to run. Bounded, because a client that never stops sending would otherwise grow it
+ * forever.
  */
 import type { SessionCommand } from '../model/session.commands';
 import type { Effect } from '../model/session.effects';
+
+/** A client command, or a dialect's own request as the work that handles it. */
+export type HeldEntry = SessionCommand | (() => void);
 
 export interface CommandHoldHooks {
   /** Hands a command to the session now. */
@@ -17,16 +22,16 @@ export interface CommandHoldHooks {
 }
 
 export class CommandHold {
-  private held: SessionCommand[] | null = null;
+  private held: HeldEntry[] | null = null;
 
   constructor(
     private readonly maxHeld: number,
     private readonly hooks: CommandHoldHooks,
   ) {}
 
-  dispatch(command: SessionCommand): void {
-    if (this.held === null) return this.hooks.dispatchNow(command);
-    if (this.held.length < this.maxHeld) this.held.push(command);
+  dispatch(entry: HeldEntry): void {
+    if (this.held === null) return typeof entry === 'function' ? entry() : this.hooks.dispatchNow(entry);
+    if (this.held.length < this.maxHeld) this.held.push(entry);
     else this.hooks.overflow();
   }
 
@@ -41,7 +46,7 @@ export class CommandHold {
    */
   async around(work: () => Promise<readonly Effect[]>): Promise<void> {
     if (this.held !== null) throw new Error('a start or reopen is already in flight');
-    const held: SessionCommand[] = [];
+    const held: HeldEntry[] = [];
     this.held = held;
     let effects: readonly Effect[];
     try {

@@ -10,7 +10,8 @@ import { LIVE_CONFIG } from '../testing/live-config';
 
 /**
  * A model-based property test of the runtime's hold/reopen/close orderings: random sequences of
- * client commands (start, an update that reopens the engine, append, mute, commit, close), the
+ * client commands (start, an update that reopens the engine, append, mute, commit, close, a dialect's
+ * own request, answered by the dialect as a conversation item is), the
  * socket's loss, a server-side end(), faults, failing or refused activations and slow stream closes,
  * interleaved with engine opens that complete (or fail) whenever the sequence says. After every step
  * and at the end: one engine open in flight at most, answers in the order the commands were sent,
@@ -146,6 +147,14 @@ class Send extends Step {
   }
   send(m: Model, r: Real): void {
     const id = `c${Send.next++}`;
+    if (this.make === dialectRequest) {
+      // As the conversation dialect does: counted against the control rate, then run in the hold's order.
+      const counted = r.runtime.control();
+      m.sent.push({ id, answered: counted, close: false });
+      if (counted)
+        r.runtime.inOrder(() => r.runtime.sendDialectFrame(JSON.stringify({ type: 'item', clientEventId: id })));
+      return;
+    }
     const command = this.make(id);
     // Audio is not acknowledged; everything else is answered (or refused) by an event with its id.
     m.sent.push({ id, answered: command.type !== 'append', close: command.type === 'close' });
@@ -187,6 +196,11 @@ class Act extends Step {
   }
 }
 
+/** Marks a Send as a dialect's own request (see Send.send): it is not a session command. */
+const dialectRequest = (): SessionCommand => {
+  throw new Error('a dialect request is sent through inOrder()');
+};
+
 const reopeningUpdate = (silenceDurationMs: number) => (id: string) =>
   ({ type: 'update', clientEventId: id, changes: { turnDetection: { ...DEFAULT_VAD, silenceDurationMs } } }) as const;
 
@@ -201,6 +215,7 @@ const sends: fc.Arbitrary<Send>[] = [
   fc.constant(new Send((id) => ({ type: 'unmute', clientEventId: id }))),
   fc.constant(new Send((id) => ({ type: 'commit', clientEventId: id }))),
   fc.constant(new Send((id) => ({ type: 'close', clientEventId: id }))),
+  fc.constant(new Send(dialectRequest, 'dialect request')),
 ];
 
 const completeOpen = fc.constantFrom<OpenOutcome>('ok', 'ok', 'ok', 'fail', 'capacity').chain((outcome) =>
@@ -239,7 +254,7 @@ const steps: fc.Arbitrary<fc.AsyncCommand<Model, Real>>[] = [
   ...sends.slice(2),
   // Up to twice the hold: past it the session must end with a policy close, never run a command early.
   fc
-    .array(fc.oneof({ weight: 3, arbitrary: sends[1] }, ...sends.slice(2, 7)), {
+    .array(fc.oneof({ weight: 3, arbitrary: sends[1] }, ...sends.slice(2, 7), sends[8]), {
       minLength: 4,
       maxLength: MAX_HELD * 2,
     })

@@ -106,6 +106,15 @@ export class SessionRuntime {
     if (this.guards.admits(command)) this.hold.dispatch(command);
   }
 
+  /**
+   * A dialect's own request (a conversation's item or response): run now, or, while a start or
+   * reopen is in flight, held in order with the commands and run after it. The dialect counts it
+   * against the control rate itself (`control()`).
+   */
+  inOrder(work: () => void): void {
+    this.hold.dispatch(work);
+  }
+
   /** The socket's control-message allowance as it stands (Realtime's `rate_limits.updated` reports it). */
   controlAllowance(): { limit: number; remaining: number; resetSeconds: number } {
     return this.guards.controlAllowance();

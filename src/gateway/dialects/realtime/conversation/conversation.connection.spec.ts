@@ -1,6 +1,13 @@
 import type { ResponseRequest, ResponseSink } from '../../../../session-core';
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
-import { FakeEngine, FakeMeter, FakeStore, FakeStream, FakeTransport } from '../../../../session-core/testing/fakes';
+import {
+  FakeEngine,
+  FakeMeter,
+  FakeStore,
+  FakeStream,
+  FakeTransport,
+  Gate,
+} from '../../../../session-core/testing/fakes';
 import { RealtimeConversationConnection } from './conversation.connection';
 import { conversationConfig } from './conversation.start';
 
@@ -313,6 +320,65 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     expect(transport.events.filter((e) => e.type === 'error')).toEqual([]);
     const types = transport.types();
     expect(types.lastIndexOf('session.updated')).toBeLessThan(types.indexOf('response.created'));
+  });
+
+  it('holds events sent before the start in the session hold: items in order after session.created; past it, the session ends', async () => {
+    const engine = new RespondingEngine();
+    engine.openGate = new Gate<void>();
+    const transport = new FakeTransport();
+    const connection = new RealtimeConversationConnection({
+      sessionId: 'sess_t2',
+      config: conversationConfig('vendor-voicechat'),
+      engine,
+      transport,
+      store: new FakeStore(),
+      meter: new FakeMeter(),
+      aliases: new Map(),
+      tuning: { maxHeldEvents: 4 },
+    });
+    opened.push(connection);
+    const item = (id: string) =>
+      connection.onMessage(
+        JSON.stringify({
+          type: 'conversation.item.create',
+          event_id: id,
+          item: { id, type: 'message', role: 'user', content: [{ type: 'input_text', text: id }] },
+        }),
+        false,
+      );
+    for (const id of ['item_a', 'item_b', 'item_c']) item(id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(transport.types()).toEqual([]);
+    engine.openGate.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const created = transport.events.filter((e) => e.type === 'conversation.item.added') as any[];
+    expect(transport.types()[0]).toBe('session.created');
+    expect(created.map((e) => e.item.id)).toEqual(['item_a', 'item_b', 'item_c']);
+
+    // A second connection, whose client sends more than the hold takes while the start is in flight.
+    const gated = new RespondingEngine();
+    gated.openGate = new Gate<void>();
+    const flooded = new FakeTransport();
+    const flooding = new RealtimeConversationConnection({
+      sessionId: 'sess_t3',
+      config: conversationConfig('vendor-voicechat'),
+      engine: gated,
+      transport: flooded,
+      store: new FakeStore(),
+      meter: new FakeMeter(),
+      aliases: new Map(),
+      tuning: { maxHeldEvents: 4 },
+    });
+    opened.push(flooding);
+    for (let i = 0; i < 6; i++)
+      flooding.onMessage(JSON.stringify({ type: 'response.cancel', event_id: `c${i}` }), false);
+    gated.openGate.resolve();
+    await flooding.runtime.done;
+    expect((flooded.events.find((e) => e.type === 'error') as any).error).toMatchObject({
+      code: 'rate_limit_exceeded',
+    });
+    expect(flooded.closed).toMatchObject({ code: 1008 });
+    expect(flooded.types()).not.toContain('response.done');
   });
 
   it("answers an event refused because the session is ending with nothing of its own: the end's error says why", async () => {

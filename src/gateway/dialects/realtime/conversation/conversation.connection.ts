@@ -1,7 +1,7 @@
 /**
  * One `/v1/realtime` conversation socket, transport-independent. The session starts on connect
- * (`session.created`); client events that arrive before it started are kept and handled after it,
- * in order. Audio, turn detection and the session's life go to the SessionRuntime as for every
+ * (`session.created`); client events that arrive before it started, or while a turn detection change
+ * reopens the engine stream, are held by the runtime and handled after it, in order. Audio, turn detection and the session's life go to the SessionRuntime as for every
  * session (metered, limited, drained alike); items and responses to the ConversationModel. The
  * runtime's events and the model's both leave through the one renderer, so event ids and order
  * hold across them.
@@ -54,9 +54,6 @@ const CONVERSATION_REQUESTS: ReadonlySet<string> = new Set([
   'response_cancel',
 ]);
 
-/** Client events kept before the session started: a client may send them right after the upgrade. */
-const MAX_WAITING = 256;
-
 export class RealtimeConversationConnection implements EventRenderer {
   readonly runtime: SessionRuntime;
   private readonly model: ConversationModel;
@@ -64,12 +61,6 @@ export class RealtimeConversationConnection implements EventRenderer {
   private readonly context: ConversationParseContext;
   private readonly view: ConversationView;
   private readonly tools: boolean;
-  /**
-   * Client events kept until the session can take them: before it started, and while a turn
-   * detection change reopens the engine stream (a response asked for meanwhile would find none).
-   */
-  private waiting: (SessionCommand | ConversationRequest)[] | null = [];
-  private reconfiguring = false;
   private readonly idle: ConversationIdleTimer;
   /** An update that changes turn detection: it applies once the session core took that change. */
   private asked: ConversationUpdate | null = null;
@@ -90,11 +81,10 @@ export class RealtimeConversationConnection implements EventRenderer {
         this.runtime.fault(error, 'idle timeout');
       }
     });
-    if (realtimeSession) {
-      const secret = secretSettings(realtimeSession, config.model, aliases, this.tools);
+    const secret = realtimeSession ? secretSettings(realtimeSession, config.model, aliases, this.tools) : null;
+    if (secret !== null) {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
-      if (secret.refusal !== null) this.waiting!.push(rejection(secret.refusal));
     }
     // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
     const store = runtimeOptions.store;
@@ -109,21 +99,15 @@ export class RealtimeConversationConnection implements EventRenderer {
       renderer: this,
     });
     this.runtime.handle({ type: 'start', config: { ...served, conversation: true }, implicit: true });
+    if (secret?.refusal) this.runtime.handle(rejection(secret.refusal));
   }
 
   onMessage(frame: ClientFrame, isBinary: boolean): void {
     const parsed = parseConversationFrame(frame, isBinary, this.context);
-    // What the runtime handles it counts itself; items and responses are counted here.
+    // What the runtime handles it counts itself; items and responses are counted here. A response
+    // asked for while the engine stream reopens would find none: everything waits its turn there.
     if (CONVERSATION_REQUESTS.has(parsed.type) && !this.runtime.control()) return;
-    if (this.waiting === null) return this.handle(parsed);
-    if (this.waiting.length < MAX_WAITING) this.waiting.push(parsed);
-    else
-      this.runtime.handle({
-        type: 'reject',
-        code: 'rate_limit_exceeded',
-        message: 'too many events before the session started',
-        param: null,
-      });
+    this.runtime.inOrder(() => this.handle(parsed));
   }
 
   /** A client's close handshake ends the session as requested (client-close.ts); a dropped socket is connection_lost. */
@@ -136,13 +120,10 @@ export class RealtimeConversationConnection implements EventRenderer {
   render(event: ServerEvent): RenderedFrames | null {
     switch (event.type) {
       case 'started':
-        // After this render and the effects around it: the session is running by then.
-        this.replayLater();
         this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
         this.idle.configure(event.session.config.idleTimeoutMs ?? null);
         return this.out.session('session.created', event.session, this.model.settings, this.view);
       case 'updated':
-        this.reconfigured();
         // The session core holds interrupt_response (it cuts the voice): the conversation follows it.
         this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
         if (this.asked !== null) this.takeAsked(this.asked);
@@ -170,14 +151,12 @@ export class RealtimeConversationConnection implements EventRenderer {
       case 'response_done':
         return this.frames(this.model.audioDone(event.itemId, event.interrupted));
       case 'error':
-        this.reconfigured(); // a refused change (session_config_locked) reopens nothing
         this.asked = null; // what it asked does not apply: session.updated shows what is in force
         // As on the transcription half: an event refused because the session is ending is answered
         // by the end's own error, since clients take the first error as fatal.
         if (event.error.code === 'session_closed') return null;
         return this.out.conversation({ type: 'error', error: event.error });
       case 'closed': {
-        this.waiting = null;
         this.idle.stop();
         const frames = this.frames(this.model.sessionEnding());
         const why = this.out.closing(event);
@@ -189,36 +168,6 @@ export class RealtimeConversationConnection implements EventRenderer {
       case 'muted':
       case 'unmuted':
         return null;
-    }
-  }
-
-  private reconfigured(): void {
-    if (!this.reconfiguring) return;
-    this.reconfiguring = false;
-    this.replayLater();
-  }
-
-  /** After the effects in flight; a failure there is this session's (the gateway's wrapper is not on this stack). */
-  private replayLater(): void {
-    queueMicrotask(() => {
-      try {
-        this.replayWaiting();
-      } catch (error) {
-        this.runtime.fault(error, 'replay');
-      }
-    });
-  }
-
-  private replayWaiting(): void {
-    const waiting = this.waiting ?? [];
-    this.waiting = null;
-    for (let i = 0; i < waiting.length; i++) {
-      // A replayed change of turn detection holds the rest again.
-      if (this.waiting !== null) {
-        (this.waiting as (SessionCommand | ConversationRequest)[]).push(...waiting.slice(i));
-        return;
-      }
-      this.handle(waiting[i]);
     }
   }
 
@@ -264,8 +213,6 @@ export class RealtimeConversationConnection implements EventRenderer {
     }
     // The session core may refuse a turn detection change (session_config_locked): the whole update
     // then applies nothing, as OpenAI's does, and a later session.updated shows only what is in force.
-    this.reconfiguring = true;
-    this.waiting ??= [];
     this.asked = update;
     this.runtime.handle({
       type: 'update',
