@@ -18,17 +18,20 @@ describe('voicechat with the embedded engine', () => {
   let t: TestApp;
   let apiKey: string;
   let question: Buffer;
+  let greeting: Buffer;
   let interruption: Buffer;
 
   beforeAll(async () => {
     t = await startTestApp(databaseTargets()[0], { env: { SPEECH_ENGINE: 'embedded', ENGINE_MAX_STREAMS: '2' } });
     ({ apiKey } = await t.newProject());
-    const [ask, talk] = await fliteUtterances('awb', [
+    const [ask, hello, talk] = await fliteUtterances('awb', [
       'what time is it right now',
+      'hello there how are you today',
       'the quick brown fox jumped over the lazy dog',
     ]);
     const pcm = (samples: Int16Array) => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
     question = pcm(concatAudio([silentSamples(400), toSessionAudio(ask.clip), silentSamples(1600)]));
+    greeting = pcm(concatAudio([silentSamples(400), toSessionAudio(hello.clip), silentSamples(1600)]));
     interruption = pcm(toSessionAudio(talk.clip));
   }, 120_000);
   afterAll(() => t?.close());
@@ -66,7 +69,9 @@ describe('voicechat with the embedded engine', () => {
 
   it('stops speaking when the user barges in', async () => {
     const c = await startSession();
-    await stream(c, question);
+    // A greeting is answered with about 5 s of speech; the time's answer lasts under 2 s, which a
+    // loaded machine once played out before it confirmed the interruption.
+    await stream(c, greeting);
     const started = await c.waitFor(
       (e) => e.type === 'session.turn.event' && e.event.type === 'response_started',
       30_000,
