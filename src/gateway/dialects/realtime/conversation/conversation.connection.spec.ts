@@ -322,7 +322,8 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     expect(types.lastIndexOf('session.updated')).toBeLessThan(types.indexOf('response.created'));
   });
 
-  it('holds events sent before the start in the session hold: items in order after session.created; past it, the session ends', async () => {
+  /** A connection whose engine open waits for the test, with a hold of 4: its start is in flight until `started()`. */
+  const starting = () => {
     const engine = new RespondingEngine();
     engine.openGate = new Gate<void>();
     const transport = new FakeTransport();
@@ -337,48 +338,34 @@ describe('RealtimeConversationConnection (fake engines)', () => {
       tuning: { maxHeldEvents: 4 },
     });
     opened.push(connection);
-    const item = (id: string) =>
-      connection.onMessage(
-        JSON.stringify({
-          type: 'conversation.item.create',
-          event_id: id,
-          item: { id, type: 'message', role: 'user', content: [{ type: 'input_text', text: id }] },
-        }),
-        false,
-      );
-    for (const id of ['item_a', 'item_b', 'item_c']) item(id);
+    const send = (event: object) => connection.onMessage(JSON.stringify(event), false);
+    return { connection, transport, send, started: () => engine.openGate!.resolve() };
+  };
+
+  it('holds items sent before the start in the session hold, and handles them in order after session.created', async () => {
+    const { transport, send, started } = starting();
+    for (const id of ['item_a', 'item_b', 'item_c']) {
+      const content = [{ type: 'input_text', text: id }];
+      send({ type: 'conversation.item.create', event_id: id, item: { id, type: 'message', role: 'user', content } });
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(transport.types()).toEqual([]);
-    engine.openGate.resolve();
+    started();
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const created = transport.events.filter((e) => e.type === 'conversation.item.added') as any[];
+    const added = transport.events.filter((e) => e.type === 'conversation.item.added') as any[];
     expect(transport.types()[0]).toBe('session.created');
-    expect(created.map((e) => e.item.id)).toEqual(['item_a', 'item_b', 'item_c']);
+    expect(added.map((e) => e.item.id)).toEqual(['item_a', 'item_b', 'item_c']);
+  });
 
-    // A second connection, whose client sends more than the hold takes while the start is in flight.
-    const gated = new RespondingEngine();
-    gated.openGate = new Gate<void>();
-    const flooded = new FakeTransport();
-    const flooding = new RealtimeConversationConnection({
-      sessionId: 'sess_t3',
-      config: conversationConfig('vendor-voicechat'),
-      engine: gated,
-      transport: flooded,
-      store: new FakeStore(),
-      meter: new FakeMeter(),
-      aliases: new Map(),
-      tuning: { maxHeldEvents: 4 },
-    });
-    opened.push(flooding);
-    for (let i = 0; i < 6; i++)
-      flooding.onMessage(JSON.stringify({ type: 'response.cancel', event_id: `c${i}` }), false);
-    gated.openGate.resolve();
-    await flooding.runtime.done;
-    expect((flooded.events.find((e) => e.type === 'error') as any).error).toMatchObject({
-      code: 'rate_limit_exceeded',
-    });
-    expect(flooded.closed).toMatchObject({ code: 1008 });
-    expect(flooded.types()).not.toContain('response.done');
+  it('ends the session (1008) when a client sends more than the hold takes while the start is in flight', async () => {
+    const { connection, transport, send, started } = starting();
+    for (let i = 0; i < 6; i++) send({ type: 'response.cancel', event_id: `c${i}` });
+    started();
+    await connection.runtime.done;
+    const error = transport.events.find((e) => e.type === 'error') as any;
+    expect(error.error).toMatchObject({ code: 'rate_limit_exceeded' });
+    expect(transport.closed).toMatchObject({ code: 1008 });
+    expect(transport.types()).not.toContain('response.done');
   });
 
   it("answers an event refused because the session is ending with nothing of its own: the end's error says why", async () => {
