@@ -2,9 +2,9 @@
  * LiveKit Agents' OpenAI plugin, its realtime model (`openai.realtime.RealtimeModel`), as a client of
  * a conversation session, standalone (no LiveKit room or server): its RealtimeSession is driven as an
  * AgentSession drives it (instructions, tools, the chat context, audio frames, generateReply,
- * interrupt, truncate), and its generation streams are read. vendor-voicechat is a cascade whose chat
- * and speech upstreams are fake servers (public chat-completions and audio/speech formats); spoken
- * turns are flite speech.
+ * interrupt, truncate), and its generation streams are read. vendor-voicechat is the conversation
+ * fixture's cascade on fake upstreams (test/support/conversation-app.ts), served over plain HTTP: the
+ * plugin takes no certificate. Spoken turns are flite speech.
  * What it found: a response asked for right after a manual commit (client-side turn detection:
  * commitAudio() then generateReply()) went to the chat model before the turn was transcribed, so the
  * model never saw the user's words.
@@ -18,14 +18,7 @@ import { initializeLogger, llm, metrics } from '@livekit/agents';
 import { realtime } from '@livekit/agents-plugin-openai';
 import { AudioFrame, dispose } from '@livekit/rtc-node';
 import { z } from 'zod';
-import {
-  chatBody,
-  FAKE_USAGE,
-  startFakeChatServer,
-  type ChatPlan,
-} from '../../src/engines/cascade/testing/fake-chat-server';
-import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-speech-server';
-import type { RecordedRequest, RecordingServer } from '../../src/engines/cascade/testing/recording-server';
+import { chatBody, FAKE_USAGE } from '../../src/engines/cascade/testing/fake-chat-server';
 import {
   concatAudio,
   fliteUtterances,
@@ -33,8 +26,7 @@ import {
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
 import { sleep } from '../support/audio';
-import { databaseTargets } from '../support/test-database';
-import { startTestApp, TestApp } from '../support/test-app';
+import { startConversationApp, type ConversationApp } from '../support/conversation-app';
 import { waitFor } from '../support/wait-for';
 
 type Event = { type: string; [key: string]: any };
@@ -47,51 +39,21 @@ const RATE = 24_000;
 const FRAME_SAMPLES = RATE / 100;
 
 describe("LiveKit Agents' OpenAI realtime model against a conversation session", () => {
-  let t: TestApp;
-  let apiKey: string;
-  let chat: RecordingServer;
-  let speech: RecordingServer;
-  let chatPlan: (request: RecordedRequest) => ChatPlan;
-  /** Milliseconds of voice per character of text (the fake speech server's tone). */
-  let msPerChar = 10;
+  let app: ConversationApp;
 
   beforeAll(async () => {
     initializeLogger({ pretty: false, level: 'warn' });
-    chat = await startFakeChatServer((request) => chatPlan(request));
-    speech = await startFakeSpeechServer(() => ({ msPerChar, chunkMs: 100, chunkEveryMs: 5 }));
-    const engines = {
-      engines: {
-        listen: { kind: 'embedded', maxStreams: 3 },
-        voicechat: {
-          kind: 'cascade',
-          listener: 'listen',
-          languages: ['en'],
-          chat: {
-            url: chat.baseUrl,
-            model: 'llama-3.2-3b-instruct',
-            systemPrompt: 'You are Aria.',
-            maxTokens: 80,
-            timeoutMs: 5000,
-          },
-          speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart', timeoutMs: 5000 },
-        },
-      },
-      models: { 'vendor-asr-streaming': 'listen', 'vendor-voicechat': 'voicechat' },
-    };
-    t = await startTestApp(databaseTargets()[0], { env: { ENGINES_JSON: JSON.stringify(engines) } });
-    ({ apiKey } = await t.newProject());
+    app = await startConversationApp({}, { tls: false });
   }, 120_000);
   afterAll(async () => {
-    await t?.close();
-    await chat?.close();
-    await speech?.close();
+    await app?.close();
     // LiveKit's native audio library (its frames) runs a thread of its own.
     await dispose();
   });
   /** Sessions a failed test left open: closed, so the plugin does not reconnect to a stopped app. */
   const opened = new Set<Session>();
   afterEach(async () => {
-    msPerChar = 10;
+    app.msPerChar = 10;
     for (const session of opened) {
       await session.close();
       await session.clearAudio();
@@ -100,11 +62,16 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
   });
 
   const rest = async (url: string) =>
-    (await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${apiKey}` } })).json();
+    (await app.t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${app.apiKey}` } })).json();
 
   /** A session of the plugin (model gpt-realtime: the default alias), every event either way recorded. */
   function open(options: Partial<Options> = {}) {
-    const model = new realtime.RealtimeModel({ apiKey, baseURL: `${t.baseUrl}/v1`, voice: 'aria', ...options });
+    const model = new realtime.RealtimeModel({
+      apiKey: app.apiKey,
+      baseURL: `${app.t.baseUrl}/v1`,
+      voice: 'aria',
+      ...options,
+    });
     const session = model.session();
     opened.add(session);
     const sent: Event[] = [];
@@ -167,9 +134,9 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
 
   /** Samples of voice the speech server made for the requests from `from` on. */
   const voiced = (from: number) =>
-    speech.requests
+    app.speech.requests
       .slice(from)
-      .reduce((sum, r) => sum + (((r.body as { input: string }).input.length * msPerChar) / 1000) * RATE, 0);
+      .reduce((sum, r) => sum + (((r.body as { input: string }).input.length * app.msPerChar) / 1000) * RATE, 0);
 
   const userSays = async (session: Session, text: string) => {
     const ctx = session.chatCtx.copy();
@@ -178,11 +145,11 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
   };
 
   it('a text turn: its session.update is accepted, and generateReply is answered with audio and its transcript', async () => {
-    chatPlan = () => ({ kind: 'reply', pieces: ['Hello', ' there, I am', ' Breeze.'], delayMs: 5 });
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['Hello', ' there, I am', ' Breeze.'], delayMs: 5 });
     const { session, sent, got, errors, usage } = open();
     await session.updateInstructions('You are Breeze. Answer briefly.');
     await userSays(session, 'Who are you?');
-    const speechFrom = speech.requests.length;
+    const speechFrom = app.speech.requests.length;
     const generation = await session.generateReply();
     expect(generation.userInitiated).toBe(true);
     const { messages, calls } = await read(generation);
@@ -219,7 +186,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
     const created = got.find((e) => e.type === 'response.created')!;
     const asked = sent.find((e) => e.type === 'response.create')!;
     expect(created.response.metadata).toEqual({ client_event_id: asked.event_id });
-    expect(chatBody(chat.requests.at(-1)!).messages).toEqual([
+    expect(chatBody(app.chat.requests.at(-1)!).messages).toEqual([
       { role: 'system', content: 'You are Breeze. Answer briefly.' },
       { role: 'user', content: 'Who are you?' },
     ]);
@@ -242,7 +209,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
   }, 60_000);
 
   it('a function tool round trip: the call from the function stream, its output through the chat context', async () => {
-    chatPlan = (request) =>
+    app.chatPlan = (request) =>
       chatBody(request).messages.some((m) => m.role === 'tool')
         ? { kind: 'reply', pieces: ['It is', ' sunny in', ' Paris.'], delayMs: 5 }
         : {
@@ -291,7 +258,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
     expect(second.calls).toEqual([]);
     expect(second.messages.map((m) => m.text)).toEqual(['It is sunny in Paris.']);
     expect(second.messages[0].samples).toBeGreaterThan(0);
-    const [ask, answer] = chat.requests.slice(-2).map(chatBody);
+    const [ask, answer] = app.chat.requests.slice(-2).map(chatBody);
     expect(ask.tools).toEqual([
       {
         type: 'function',
@@ -323,7 +290,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
   }, 60_000);
 
   it('a spoken turn with server turn detection: transcribed, answered without generateReply', async () => {
-    chatPlan = () => ({ kind: 'reply', pieces: ['It is noon.'] });
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['It is noon.'] });
     const [ask] = await fliteUtterances('awb', ['what time is it right now']);
     const { session, got, errors } = open();
     const generations: llm.GenerationCreatedEvent[] = [];
@@ -345,7 +312,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
     expect(final[0].transcript).toMatch(/time/);
     expect(messages.map((m) => m.text)).toEqual(['It is noon.']);
     expect(messages[0].samples).toBeGreaterThan(0);
-    expect(chatBody(chat.requests.at(-1)!).messages).toEqual([
+    expect(chatBody(app.chat.requests.at(-1)!).messages).toEqual([
       { role: 'system', content: 'Tell the time.' },
       { role: 'user', content: final[0].transcript },
     ]);
@@ -358,7 +325,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
   }, 60_000);
 
   it('a spoken turn ended by the client (turnDetection: null): commitAudio() then generateReply() answers its words', async () => {
-    chatPlan = () => ({ kind: 'reply', pieces: ['It is noon.'] });
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['It is noon.'] });
     const [ask] = await fliteUtterances('awb', ['what time is it right now']);
     const { session, sent, got, errors } = open({ turnDetection: null });
     await push(session, concatAudio([silence(300), toSessionAudio(ask.clip), silence(300)]));
@@ -376,7 +343,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
     const heard = got.find(transcribed)!;
     expect(heard.transcript).toMatch(/time/);
     // The chat model was asked once the committed turn was transcribed: its words are in the request.
-    expect(chatBody(chat.requests.at(-1)!).messages).toEqual([
+    expect(chatBody(app.chat.requests.at(-1)!).messages).toEqual([
       { role: 'system', content: 'You are Aria.' },
       { role: 'user', content: heard.transcript },
     ]);
@@ -385,11 +352,11 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
   }, 60_000);
 
   it('interrupt() cancels a playing answer, and truncate() keeps for the model only what was heard', async () => {
-    chatPlan = () => ({
+    app.chatPlan = () => ({
       kind: 'reply',
       pieces: ['One two three four five six seven eight nine ten.', ' Eleven twelve.'],
     });
-    msPerChar = 60;
+    app.msPerChar = 60;
     const { session, sent, got, errors, usage } = open();
     await userSays(session, 'Count.');
     const reading = read(await session.generateReply());
@@ -411,18 +378,18 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
     expect(usage[0]).toMatchObject({ cancelled: true });
     // It stopped early: part of the first sentence's voice, not all of it.
     expect(answer.samples).toBeGreaterThan(0);
-    expect(answer.samples).toBeLessThan(((50 * msPerChar) / 1000) * RATE);
+    expect(answer.samples).toBeLessThan(((50 * app.msPerChar) / 1000) * RATE);
     expect(got.find((e) => e.type === 'conversation.item.truncated')).toMatchObject({
       item_id: answer.id,
       content_index: 0,
       audio_end_ms: 400,
     });
 
-    msPerChar = 10;
-    chatPlan = () => ({ kind: 'reply', pieces: ['Sure.'] });
+    app.msPerChar = 10;
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['Sure.'] });
     await userSays(session, 'Go on.');
     await read(await session.generateReply());
-    const said = chatBody(chat.requests.at(-1)!).messages.find((m) => m.role === 'assistant')!.content as string;
+    const said = chatBody(app.chat.requests.at(-1)!).messages.find((m) => m.role === 'assistant')!.content as string;
     expect(said.length).toBeGreaterThan(0);
     expect('One two three four five six seven eight nine ten.'.startsWith(said)).toBe(true);
     expect(said.length).toBeLessThan(answer.text.length);
@@ -430,7 +397,7 @@ describe("LiveKit Agents' OpenAI realtime model against a conversation session",
   }, 60_000);
 
   it('its default voice (marin) is refused with an error naming the parameter: voice "aria" is required', async () => {
-    const model = new realtime.RealtimeModel({ apiKey, baseURL: `${t.baseUrl}/v1` });
+    const model = new realtime.RealtimeModel({ apiKey: app.apiKey, baseURL: `${app.t.baseUrl}/v1` });
     const session = model.session();
     opened.add(session);
     const got: Event[] = [];

@@ -1,8 +1,9 @@
 /**
  * The service with vendor-voicechat as a cascade whose chat and speech upstreams are fake servers
  * (the public chat-completions and audio/speech formats), served over TLS with a certificate made for
- * the test (the openai SDK's OpenAIRealtimeWS connects with wss only), and the openai SDK's client as a
- * server-side agent uses it. For specs that drive conversation sessions on /v1/realtime.
+ * the test (the openai SDK's OpenAIRealtimeWS connects with wss only) or, for clients that take no
+ * certificate (LiveKit's plugin), over plain HTTP; and the openai SDK's client as a server-side agent
+ * uses it. For specs that drive conversation sessions on /v1/realtime.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,10 @@ export interface ConversationApp {
   close(): Promise<void>;
 }
 
-export async function startConversationApp(env: Record<string, string> = {}): Promise<ConversationApp> {
+export async function startConversationApp(
+  env: Record<string, string> = {},
+  { tls = true }: { tls?: boolean } = {},
+): Promise<ConversationApp> {
   const app = { msPerChar: 10, chatPlan: () => ({ kind: 'reply', pieces: ['Hello.'] }) } as unknown as ConversationApp;
   app.chat = await startFakeChatServer((request) => app.chatPlan(request));
   app.speech = await startFakeSpeechServer(() => ({ msPerChar: app.msPerChar, chunkMs: 100, chunkEveryMs: 5 }));
@@ -59,8 +63,9 @@ export async function startConversationApp(env: Record<string, string> = {}): Pr
   const dir = mkdtempSync(join(tmpdir(), 'continuum-conv-'));
   const { cert, key } = pemPair(dir);
   app.ca = readFileSync(cert);
+  const served: Record<string, string> = tls ? { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } : {};
   app.t = await startTestApp(databaseTargets()[0], {
-    env: { ENGINES_JSON: JSON.stringify(engines), TLS_CERT_FILE: cert, TLS_KEY_FILE: key, ...env },
+    env: { ENGINES_JSON: JSON.stringify(engines), ...served, ...env },
   });
   ({ apiKey: app.apiKey } = await app.t.newProject());
   app.close = async () => {
