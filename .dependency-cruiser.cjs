@@ -90,7 +90,8 @@ module.exports = {
     {
       name: 'modules-are-entered-through-their-index',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/modules/' },
+      // src/swagger-metadata.ts is generated: the swagger plugin's view of each module's DTOs and controllers.
+      from: { path: '^src/', pathNot: ['^src/modules/', '^src/swagger-metadata[.]ts$'] },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index[.]ts$' },
     },
     {

@@ -6,6 +6,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'src/swagger-metadata.ts', // generated (scripts/swagger-metadata.mjs)
       '.scratch/',
       'node_modules/',
       'coverage/',

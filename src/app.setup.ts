@@ -12,6 +12,7 @@ import { serverLimitOptions } from './platform/http/server-limits';
 import { createRootLogger, PinoNestLogger } from './platform/logging/logger';
 import { ProbeQuietLogController } from './platform/logging/probe-log-controller';
 import { buildOpenApiDocument } from './platform/openapi/openapi-document';
+import swaggerMetadata from './swagger-metadata';
 import { AppConfig } from './config/app-config';
 import { DatabaseLocation } from './platform/database/database.module';
 import { RawFramesWsAdapter } from './gateway/connection/raw-frames-ws-adapter';
@@ -74,6 +75,8 @@ export async function createApp({
   installHttpHooks(app);
   await app.init();
 
+  // What the swagger compiler plugin would have compiled into the DTOs (scripts/swagger-metadata.mjs).
+  await SwaggerModule.loadPluginMetadata(swaggerMetadata);
   const document = buildOpenApiDocument(app);
   app.get(OpenApiDocumentHolder).document = document;
   SwaggerModule.setup('docs', app, document, { raw: false, swaggerOptions: { url: '/v1/openapi.json' } });

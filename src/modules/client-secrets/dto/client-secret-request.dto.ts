@@ -16,7 +16,12 @@ export class ExpiresAfterRequestDto {
   @IsIn(['created_at'])
   anchor?: 'created_at';
   /** Lifetime of the secret in seconds, 1..600. */
-  @ApiPropertyOptional({ type: 'integer', default: CLIENT_SECRET_TTL.defaultSeconds })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: CLIENT_SECRET_TTL.defaultSeconds,
+    minimum: CLIENT_SECRET_TTL.minSeconds,
+    maximum: CLIENT_SECRET_TTL.maxSeconds,
+  })
   @OptionalField()
   @Max(CLIENT_SECRET_TTL.maxSeconds)
   @Min(CLIENT_SECRET_TTL.minSeconds)

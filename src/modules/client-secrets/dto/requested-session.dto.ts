@@ -83,7 +83,7 @@ export class EndOfTurnRequestDto {
   @IsNumber({ allowNaN: false, allowInfinity: false })
   eot_threshold?: number;
   /** Confidence (0.3..0.9) at which the answer starts being prepared (eager end of turn); null: never. */
-  @ApiProperty({ required: false, nullable: true, default: DEFAULT_END_OF_TURN.eagerEotThreshold })
+  @ApiProperty({ type: 'number', required: false, nullable: true, default: DEFAULT_END_OF_TURN.eagerEotThreshold })
   @NullableField()
   @Max(0.9)
   @Min(0.3)
@@ -265,6 +265,7 @@ export class RequestedSessionDto {
   @IsString()
   model?: string;
   /** Accepted for compatibility with the OpenAI SDK; log probabilities are not produced. */
+  @ApiPropertyOptional({ enum: ['item.input_audio_transcription.logprobs'], isArray: true })
   @OptionalField()
   @ArrayMaxSize(8)
   @IsIn(['item.input_audio_transcription.logprobs'], { each: true })
