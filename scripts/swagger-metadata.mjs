@@ -30,6 +30,10 @@ new PluginMetadataGenerator().generate({
   filename: 'swagger-metadata.ts',
   tsProgramRef: ReadonlyVisitor.createTsProgram('tsconfig.build.json'),
 });
-// A dynamic import() under "moduleResolution": "nodenext" names its file's extension, as Node needs.
-const text = readFileSync(file, 'utf8').replace(/import\("(\.[^"]+?)(?:\.js)?"\)/g, 'import("$1.js")');
+// The generator writes dynamic import()s, which a CommonJS build keeps as ESM imports: Node's ESM
+// resolver then wants files with their extension, which TypeScript sources run by ts-node (the worker
+// process the e2e spawns) do not have. require() resolves alike under nest build, Jest and ts-node.
+const text = readFileSync(file, 'utf8')
+  .replace(/await import\("(\.[^"]+)"\)/g, 'require("$1")')
+  .replace(/import\("(\.[^"]+)"\)/g, 'Promise.resolve(require("$1"))');
 writeFileSync(file, text);
