@@ -1,10 +1,10 @@
 /**
  * One `/v1/realtime` conversation socket, transport-independent. The session starts on connect
  * (`session.created`); client events that arrive before it started, or while a turn detection change
- * reopens the engine stream, are held by the runtime and handled after it, in order. Audio, turn detection and the session's life go to the SessionRuntime as for every
- * session (metered, limited, drained alike); items and responses to the ConversationModel. The
- * runtime's events and the model's both leave through the one renderer, so event ids and order
- * hold across them.
+ * reopens the engine stream, are held by the runtime and handled after it, in order. Audio, turn
+ * detection and the session's life go to the SessionRuntime as for every session (metered, limited,
+ * drained alike); items and responses to the ConversationModel. The runtime's events and the
+ * model's both leave through the one renderer, so event ids and order hold across them.
  */
 import {
   ConversationModel,
