@@ -106,11 +106,7 @@ export class SessionRuntime {
     if (this.guards.admits(command)) this.hold.dispatch(command);
   }
 
-  /**
-   * A dialect's own request (a conversation's item or response): run now, or, while a start or
-   * reopen is in flight, held in order with the commands and run after it. The dialect counts it
-   * against the control rate itself (`control()`).
-   */
+  /** A dialect's own request: run now, or held in order with the commands during a start or reopen. */
   inOrder(work: () => void): void {
     this.hold.dispatch(work);
   }
@@ -121,10 +117,8 @@ export class SessionRuntime {
   }
 
   /**
-   * A control message the dialect handles on its own, with no command for the session (Deepgram's
-   * KeepAlive, a Flux Configure it refuses, Realtime conversation items and responses): it costs the
-   * socket's control rate like any other, so that no kind of message floods past the limit. False when it must be dropped: the limit
-   * is broken (the client is told and the session ends) or was already.
+   * A control message the dialect handles itself (Deepgram's KeepAlive, a conversation's items): it
+   * costs the control rate like any other. False when it must be dropped: the limit is broken.
    */
   control(): boolean {
     return this.guards.control();
