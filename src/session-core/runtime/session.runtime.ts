@@ -6,9 +6,8 @@
  * Ordering rules that matter:
  * - Effects run in order. A machine call made while effects are running (an engine event
  *   delivered synchronously from pushAudio, say) has its effects run right after.
- * - Client events that arrive while a start or an engine reopen is in flight are held and replayed
- *   after it, so a client that streams without waiting for `session.started` loses nothing. One such
- *   wait at a time; a client that fills the hold is told so and the session ends (`held_events`).
+ * - Client events (and a dialect's own requests) that arrive during a start or an engine reopen are
+ *   held and replayed after it, in order (command-hold.ts; one such wait at a time).
  * - A session's fault stays in it: an effect that throws, a rejected start or reopen, or a throwing
  *   dialect handler (`fault()`) ends this session with `internal_error`, never the process.
  * - Meter batches are written one at a time, in seq order, and all of them before the session
