@@ -2,8 +2,10 @@
 // controllers (types, descriptions from comments, class-validator limits), read from the TypeScript
 // program once. The app loads it before it builds the OpenAPI document (app.setup.ts), so neither
 // `nest build` nor Jest needs the plugin: Jest transpiles each file alone, without a type checker.
-// `npm run build` runs this first; the OpenAPI drift test fails on a document the metadata changed.
-import { readFileSync, writeFileSync } from 'node:fs';
+// `npm run build` runs this first. `--check` writes nothing and exits 1 when the committed file is not
+// what the DTOs give now (the OpenAPI e2e runs it: a stale file would serve a stale document).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,9 @@ const { ReadonlyVisitor } = require('@nestjs/swagger/plugin');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const file = join(root, 'src', 'swagger-metadata.ts');
+const check = process.argv.includes('--check');
+// The imports it writes are relative to pathToSource, wherever the file goes.
+const outputDir = check ? mkdtempSync(join(tmpdir(), 'swagger-metadata-')) : join(root, 'src');
 process.chdir(root);
 // With a program of our own the generator writes the file before it returns.
 new PluginMetadataGenerator().generate({
@@ -26,14 +31,24 @@ new PluginMetadataGenerator().generate({
       pathToSource: join(root, 'src'),
     }),
   ],
-  outputDir: join(root, 'src'),
+  outputDir,
   filename: 'swagger-metadata.ts',
   tsProgramRef: ReadonlyVisitor.createTsProgram('tsconfig.build.json'),
 });
 // The generator writes dynamic import()s, which a CommonJS build keeps as ESM imports: Node's ESM
 // resolver then wants files with their extension, which TypeScript sources run by ts-node (the worker
 // process the e2e spawns) do not have. require() resolves alike under nest build, Jest and ts-node.
-const text = readFileSync(file, 'utf8')
+const text = readFileSync(join(outputDir, 'swagger-metadata.ts'), 'utf8')
   .replace(/await import\("(\.[^"]+)"\)/g, 'require("$1")')
   .replace(/import\("(\.[^"]+)"\)/g, 'Promise.resolve(require("$1"))');
-writeFileSync(file, text);
+if (!check) {
+  writeFileSync(file, text);
+} else {
+  rmSync(outputDir, { recursive: true, force: true });
+  if (readFileSync(file, 'utf8') !== text) {
+    console.error(
+      'src/swagger-metadata.ts is not what the DTOs give now: run `npm run build` (or node scripts/swagger-metadata.mjs)',
+    );
+    process.exit(1);
+  }
+}
