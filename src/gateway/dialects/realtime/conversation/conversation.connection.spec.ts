@@ -1,15 +1,7 @@
 import type { ResponseRequest, ResponseSink } from '../../../../session-core';
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
-import {
-  FakeEngine,
-  FakeMeter,
-  FakeStore,
-  FakeStream,
-  FakeTransport,
-  Gate,
-} from '../../../../session-core/testing/fakes';
-import { RealtimeConversationConnection } from './conversation.connection';
-import { conversationConfig } from './conversation.start';
+import { FakeEngine, FakeStore, FakeStream, Gate } from '../../../../session-core/testing/fakes';
+import { FakeConnections } from './testing/fake-connections';
 
 /** A cascade-like engine: it takes responses and tools. */
 class RespondingEngine extends FakeEngine {
@@ -53,28 +45,12 @@ const AGENTS_SDK_UPDATE = {
 };
 
 describe('RealtimeConversationConnection (fake engines)', () => {
-  const opened: RealtimeConversationConnection[] = [];
-  afterEach(async () => {
-    for (const connection of opened.splice(0)) {
-      connection.onClose(1000);
-      await connection.runtime.done;
-    }
-  });
+  const connections = new FakeConnections();
+  afterEach(() => connections.closeAll());
 
   const open = async (engine: FakeEngine, store = new FakeStore(), clock?: FakeClock) => {
-    const transport = new FakeTransport();
-    const connection = new RealtimeConversationConnection({
-      sessionId: 'sess_t1',
-      config: conversationConfig('vendor-voicechat'),
-      engine,
-      transport,
-      store,
-      meter: new FakeMeter(),
-      aliases: new Map([['gpt-realtime-2.1', 'vendor-voicechat']]),
-      ...(clock === undefined ? {} : { clock }),
-    });
-    opened.push(connection);
-    const send = (event: object) => connection.onMessage(JSON.stringify(event), false);
+    const aliases = new Map([['gpt-realtime-2.1', 'vendor-voicechat']]);
+    const { connection, transport, send } = connections.open(engine, { store, aliases, ...(clock && { clock }) });
     // Sent before the session started: kept and handled after session.created.
     send({ ...AGENTS_SDK_UPDATE, event_id: 'u1' });
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -279,9 +255,7 @@ describe('RealtimeConversationConnection (fake engines)', () => {
       reason: null,
       usage: { inputTokens: 15, outputTokens: 5 },
     });
-    opened.splice(opened.indexOf(connection), 1);
-    connection.onClose(1000);
-    await connection.runtime.done;
+    await connections.close(connection);
     expect(store.closings).toHaveLength(1);
     expect(store.closings[0].closing).toMatchObject({
       reason: 'close_requested',
@@ -293,9 +267,7 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     const second = await open(silent, quiet);
     await respond(second.send, second.settle);
     silent.requests[0].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
-    opened.splice(opened.indexOf(second.connection), 1);
-    second.connection.onClose(1000);
-    await second.connection.runtime.done;
+    await connections.close(second.connection);
     expect(quiet.closings[0].closing.tokens).toBeNull();
   });
 
@@ -326,19 +298,7 @@ describe('RealtimeConversationConnection (fake engines)', () => {
   const starting = () => {
     const engine = new RespondingEngine();
     engine.openGate = new Gate<void>();
-    const transport = new FakeTransport();
-    const connection = new RealtimeConversationConnection({
-      sessionId: 'sess_t2',
-      config: conversationConfig('vendor-voicechat'),
-      engine,
-      transport,
-      store: new FakeStore(),
-      meter: new FakeMeter(),
-      aliases: new Map(),
-      tuning: { maxHeldEvents: 4 },
-    });
-    opened.push(connection);
-    const send = (event: object) => connection.onMessage(JSON.stringify(event), false);
+    const { connection, transport, send } = connections.open(engine, { tuning: { maxHeldEvents: 4 } });
     return { connection, transport, send, started: () => engine.openGate!.resolve() };
   };
 

@@ -1,7 +1,7 @@
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
-import { FakeEngine, FakeMeter, FakeStore, FakeTransport } from '../../../../session-core/testing/fakes';
-import { RealtimeConversationConnection } from './conversation.connection';
+import { FakeEngine } from '../../../../session-core/testing/fakes';
 import { conversationConfig } from './conversation.start';
+import { FakeConnections } from './testing/fake-connections';
 
 class ToolEngine extends FakeEngine {
   readonly conversation = { responses: true, tools: true };
@@ -17,30 +17,13 @@ const SECRET_SESSION = {
 
 /** A client secret's settings on the socket it opens: in session.created, and changeable afterwards. */
 describe('a conversation opened with a client secret that carries settings', () => {
-  const opened: RealtimeConversationConnection[] = [];
-  afterEach(async () => {
-    for (const connection of opened.splice(0)) {
-      connection.onClose(1000);
-      await connection.runtime.done;
-    }
-  });
+  const connections = new FakeConnections();
+  afterEach(() => connections.closeAll());
 
   const open = async (engine: FakeEngine, realtimeSession: Record<string, unknown>) => {
-    const transport = new FakeTransport();
-    const connection = new RealtimeConversationConnection({
-      sessionId: 'sess_s1',
-      config: conversationConfig('vendor-voicechat'),
-      engine,
-      transport,
-      store: new FakeStore(),
-      meter: new FakeMeter(),
-      aliases: new Map(),
-      realtimeSession,
-    });
-    opened.push(connection);
+    const { transport, send } = connections.open(engine, { realtimeSession });
     const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
     await settle();
-    const send = (event: object) => connection.onMessage(JSON.stringify(event), false);
     return { transport, send, settle };
   };
 
@@ -76,18 +59,8 @@ describe('a conversation opened with a client secret that carries settings', () 
 
   it("keeps a secret's create_response: false: a turn the idle timeout commits is not answered", async () => {
     const clock = new FakeClock();
-    const transport = new FakeTransport();
-    const connection = new RealtimeConversationConnection({
-      sessionId: 'sess_s2',
-      config: { ...conversationConfig('vendor-voicechat'), createResponse: false, idleTimeoutMs: 5000 },
-      engine: new ToolEngine(),
-      transport,
-      store: new FakeStore(),
-      meter: new FakeMeter(),
-      aliases: new Map(),
-      clock,
-    });
-    opened.push(connection);
+    const config = { ...conversationConfig('vendor-voicechat'), createResponse: false, idleTimeoutMs: 5000 };
+    const { connection, transport } = connections.open(new ToolEngine(), { config, clock });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((transport.events[0] as any).session.audio.input.turn_detection).toMatchObject({
       create_response: false,
