@@ -123,10 +123,7 @@ export class SessionRuntime {
     return this.guards.control();
   }
 
-  /**
-   * A failure inside this session's work that nothing else caught (a dialect's handler threw, say):
-   * logged with its stack, the client gets `internal_error` and the session ends. Safe to call twice.
-   */
+  /** An uncaught failure in this session's work: logged, `internal_error`, the session ends. Idempotent. */
   fault(error: unknown, where = 'handler'): void {
     this.guards.fault(error, where);
   }
