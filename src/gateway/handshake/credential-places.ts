@@ -4,7 +4,8 @@
  * its own CredentialPlace in its folder; the handshake only walks the list.
  */
 import type { IncomingMessage } from 'node:http';
-import { extractHeaderCredential } from '../../modules/auth';
+import { extractHeaderCredential, isApiKey } from '../../modules/auth';
+import type { ErrorCode } from '../../platform/errors/error-codes';
 
 export interface SocketCredential {
   readonly value: string;
@@ -15,13 +16,16 @@ export interface SocketCredential {
 export type SocketCredentialResult =
   | { readonly kind: 'none' }
   | { readonly kind: 'malformed'; readonly reason: string }
+  /** A credential this place must not carry (an API key where a browser puts it): refused with `code`. */
+  | { readonly kind: 'refused'; readonly code: ErrorCode; readonly reason: string }
   | { readonly kind: 'found'; readonly credential: SocketCredential };
 
 export interface CredentialPlace {
   /**
-   * What this place holds on the upgrade request. `none` lets the next place look; `malformed` ends the
-   * search as `found` does, so a client that sent something learns it was not understood (401
-   * `invalid_api_key` with the reason) instead of being told it sent nothing.
+   * What this place holds on the upgrade request. `none` lets the next place look; `malformed` and
+   * `refused` end the search as `found` does, so a client that sent something learns it was not
+   * understood (401 `invalid_api_key` with the reason) or not allowed there, instead of being told it
+   * sent nothing.
    */
   read(req: IncomingMessage): SocketCredentialResult;
   /**
@@ -72,13 +76,24 @@ export const SERVER_HEADERS: CredentialPlace = {
 
 /**
  * A subprotocol that carries the credential after a prefix (OpenAI's `openai-insecure-api-key.<key>`),
- * offered beside a marker protocol the server answers with.
+ * offered beside a marker protocol the server answers with. `secretsOnly`: it is where browsers put
+ * the credential, so an API key in it is refused (`api_key_in_subprotocol`), as one in a URL is: a key
+ * shipped to a browser is a key anyone can read.
  */
-export function subprotocolPrefix(prefix: string, marker: string): CredentialPlace {
+export function subprotocolPrefix(prefix: string, marker: string, { secretsOnly = false } = {}): CredentialPlace {
   return {
     read(req) {
       const keyed = offeredProtocols(req).find((p) => p.startsWith(prefix));
-      return keyed === undefined ? NO_CREDENTIAL : foundCredential(keyed.slice(prefix.length), 'subprotocol');
+      if (keyed === undefined) return NO_CREDENTIAL;
+      const value = keyed.slice(prefix.length);
+      if (secretsOnly && isApiKey(value)) {
+        return {
+          kind: 'refused',
+          code: 'api_key_in_subprotocol',
+          reason: `API keys are never accepted in the ${prefix} subprotocol (a browser's credential place); send a client secret there, or the key in a header from a server`,
+        };
+      }
+      return foundCredential(value, 'subprotocol');
     },
     answer: (offered) => (offered.has(marker) ? marker : undefined),
   };
