@@ -22,12 +22,16 @@ export type SocketCredentialResult =
 
 export interface CredentialPlace {
   /**
-   * What this place holds on the upgrade request. `none` lets the next place look; `malformed` and
-   * `refused` end the search as `found` does, so a client that sent something learns it was not
-   * understood (401 `invalid_api_key` with the reason) or not allowed there, instead of being told it
-   * sent nothing.
+   * What this place holds on the upgrade request. `none` lets the next place look; `malformed` ends the
+   * search as `found` does, so a client that sent something learns it was not understood (401
+   * `invalid_api_key` with the reason) instead of being told it sent nothing.
    */
   read(req: IncomingMessage): SocketCredentialResult;
+  /**
+   * A credential this place must never carry (an API key where browsers put theirs): refused before
+   * any place is read, even when another place holds a good credential, as an API key in a URL is.
+   */
+  refuse?(req: IncomingMessage): Extract<SocketCredentialResult, { kind: 'refused' }> | null;
   /**
    * The subprotocol the server answers with, among those offered: browser clients abort a handshake
    * whose offered list gets no answer, so a place with a marker protocol names it here.
@@ -84,16 +88,16 @@ export function subprotocolPrefix(prefix: string, marker: string, { secretsOnly 
   return {
     read(req) {
       const keyed = offeredProtocols(req).find((p) => p.startsWith(prefix));
-      if (keyed === undefined) return NO_CREDENTIAL;
-      const value = keyed.slice(prefix.length);
-      if (secretsOnly && isApiKey(value)) {
-        return {
-          kind: 'refused',
-          code: 'api_key_in_subprotocol',
-          reason: `API keys are never accepted in the ${prefix} subprotocol (a browser's credential place); send a client secret there, or the key in a header from a server`,
-        };
-      }
-      return foundCredential(value, 'subprotocol');
+      return keyed === undefined ? NO_CREDENTIAL : foundCredential(keyed.slice(prefix.length), 'subprotocol');
+    },
+    refuse(req) {
+      if (!secretsOnly || !offeredProtocols(req).some((p) => p.startsWith(prefix) && isApiKey(p.slice(prefix.length))))
+        return null;
+      return {
+        kind: 'refused',
+        code: 'api_key_in_subprotocol',
+        reason: `API keys are never accepted in the ${prefix} subprotocol (where browsers put the credential); send a client secret there, or the key in a header from a server`,
+      };
     },
     answer: (offered) => (offered.has(marker) ? marker : undefined),
   };
