@@ -8,7 +8,8 @@
  *
  * The real service runs as its own process (dist/src/main.js, a scratch PostgreSQL database) with
  * vendor-voicechat served by the cascade; its chat upstream is a counting stand-in in this process
- * (it counts each request's body bytes, answers "OK." at once, and parses nothing), its speech
+ * (src/engines/cascade/testing/counting-chat-server.ts: it counts each request's body bytes, answers
+ * "OK." at once, and parses nothing), its speech
  * upstream the fake speech server (unused: every response is text only). Each session, in a loop:
  * - conversation.item.create of a 100,000-character message (CJK text on every other session:
  *   three UTF-8 bytes a character), the conversation growing by one such item each round;
@@ -22,10 +23,9 @@
  * RSS per session within the documented budget. --label names the report (context-attack-<label>.json)
  * to keep a run of other code beside the current one.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
+import { startCountingChatServer } from '../src/engines/cascade/testing/counting-chat-server';
 import { startFakeSpeechServer } from '../src/engines/cascade/testing/fake-speech-server';
 import { rssMb } from './support/proc-usage';
 import { round, writeReport } from './support/report';
@@ -54,24 +54,6 @@ const TARGETS = {
 const ITEM_CHARS = 100_000;
 const REFERENCES = 512;
 const ANSWER_WAIT_MS = 60_000;
-
-/** A chat completions stand-in that counts what it is sent and answers at once. */
-async function countingChat(): Promise<{ server: Server; url: string; requests: number[] }> {
-  const requests: number[] = [];
-  const server = createServer((req, res) => {
-    let bytes = 0;
-    req.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    req.on('end', () => {
-      requests.push(bytes);
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (delta: object, finish: string | null) =>
-        `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      res.end(`${chunk({ role: 'assistant', content: 'OK.' }, null)}${chunk({}, 'stop')}data: [DONE]\n\n`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests };
-}
 
 class Attacker {
   events: Record<string, any>[] = [];
@@ -150,7 +132,7 @@ async function attack(attacker: Attacker, index: number, until: number): Promise
 
 async function main(): Promise<void> {
   const database = await createScratchDatabase('context_attack');
-  const chat = await countingChat();
+  const chat = await startCountingChatServer();
   const speech = await startFakeSpeechServer(() => ({ msPerChar: 1, chunkMs: 100, chunkEveryMs: 0 }));
   const engines = {
     engines: {
@@ -253,8 +235,7 @@ async function main(): Promise<void> {
   } finally {
     service.signal('SIGKILL');
     await service.waitExit().catch(() => undefined);
-    chat.server.closeAllConnections();
-    chat.server.close();
+    await chat.close();
     await speech.close();
     await database.drop();
   }
