@@ -48,6 +48,11 @@ export interface DialectShape {
   /** Audio as the client frames it: base64 in JSON, or raw pcm16 at the query's rate in binary frames. */
   readonly audio: (pcm: Buffer) => { data: string | Buffer; binary: boolean };
   readonly secretPath?: string;
+  /**
+   * How often a step is one of `valid`, and a pause (5 and 2 of 19 by default): a conversation's
+   * sequences need more of both, the pauses so that responses reach the upstream before the end.
+   */
+  readonly weights?: { readonly valid: number; readonly pause: number };
   /** Deepgram's old way to end a stream: an empty binary frame is CloseStream on /v1/listen. */
   readonly emptyBinaryEnds?: boolean;
 }
@@ -115,16 +120,22 @@ const conversationEvent = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({ chars: fc.constantFrom(10, 20_000), tools: fc.constantFrom(0, 1) }).map(({ chars, tools }) =>
-      json({
-        type: 'session.update',
-        session: {
-          type: 'realtime',
-          instructions: 'i'.repeat(chars),
-          tools: Array.from({ length: tools }, () => ({ type: 'function', name: 'f', parameters: { type: 'object' } })),
-        },
-      }),
-    ),
+    arbitrary: fc
+      .record({ chars: fc.constantFrom(10, 12_000, 20_000), tools: fc.constantFrom(0, 1) })
+      .map(({ chars, tools }) =>
+        json({
+          type: 'session.update',
+          session: {
+            type: 'realtime',
+            instructions: 'i'.repeat(chars),
+            tools: Array.from({ length: tools }, () => ({
+              type: 'function',
+              name: 'f',
+              parameters: { type: 'object' },
+            })),
+          },
+        }),
+      ),
   },
   { weight: 1, arbitrary: itemId.map((id) => json({ type: 'conversation.item.delete', item_id: id })) },
   { weight: 1, arbitrary: fc.constant(json({ type: 'response.cancel' })) },
@@ -175,6 +186,7 @@ export const DIALECT_SHAPES: Record<DialectName, DialectShape> = {
     path: '/v1/realtime?model=vendor-voicechat',
     end: '',
     valid: conversationEvent,
+    weights: { valid: 16, pause: 10 },
     types: [
       'conversation.item.create',
       'conversation.item.delete',
@@ -234,7 +246,7 @@ const invalidText = (shape: DialectShape): fc.Arbitrary<string> =>
 
 const step = (shape: DialectShape): fc.Arbitrary<Step> =>
   fc.oneof(
-    { weight: 5, arbitrary: shape.valid.map((text) => ({ kind: 'control' as const, text })) },
+    { weight: shape.weights?.valid ?? 5, arbitrary: shape.valid.map((text) => ({ kind: 'control' as const, text })) },
     { weight: 3, arbitrary: invalidText(shape).map((text) => ({ kind: 'invalid' as const, text })) },
     { weight: 6, arbitrary: fc.integer({ min: 1, max: 400 }).map((ms) => ({ kind: 'audio' as const, ms })) },
     {
@@ -253,7 +265,10 @@ const step = (shape: DialectShape): fc.Arbitrary<Step> =>
         })
         .map(({ count, text }) => ({ kind: 'burst' as const, count, text })),
     },
-    { weight: 2, arbitrary: fc.integer({ min: 0, max: 60 }).map((ms) => ({ kind: 'pause' as const, ms })) },
+    {
+      weight: shape.weights?.pause ?? 2,
+      arbitrary: fc.integer({ min: 0, max: 60 }).map((ms) => ({ kind: 'pause' as const, ms })),
+    },
   );
 
 export const script: fc.Arbitrary<Script> = fc
