@@ -67,7 +67,7 @@ export class ConversationItems {
   /** The oldest items go until the rest fit the retained budget; `kept` stays. */
   private evictOver(kept: ConversationItem): void {
     let over = this.retained() - this.retainedChars;
-    for (let i = 0; over > 0 && i < this.items.length; ) {
+    for (let i = 0; over > 0 && i < this.items.length;) {
       const item = this.items[i];
       if (item === kept) {
         i++;

@@ -69,7 +69,8 @@ export class RealtimeConversationConnection implements EventRenderer {
   private asked: ConversationUpdate | null = null;
 
   constructor(options: ConversationConnectionOptions) {
-    const { config, engine, aliases, maxMessageBytes, conversationLimits, realtimeSession, ...runtimeOptions } = options;
+    const { config, engine, aliases, maxMessageBytes, conversationLimits, realtimeSession, ...runtimeOptions } =
+      options;
     const capabilities = engine.conversation;
     this.tools = capabilities?.tools === true;
     const prefix = options.sessionId.replace(/^sess_/, '');
