@@ -132,6 +132,20 @@ describe('ConversationModel within its budget', () => {
     expect(model.items.retained()).toBe(6000);
   });
 
+  it('takes an empty item when answers grown in place put the session past its bound, and evicts then', () => {
+    const model = new ConversationModel('s1', true, { contextTokens: 32_000, retainedChars: 10_000 });
+    model.createItem(text('a', 9000), undefined);
+    (model.items.get('a') as Extract<ConversationItem, { type: 'message' }>).content.push({
+      type: 'input_text',
+      text: 'x'.repeat(2000),
+    });
+    const silent: ConversationItem = { ...text('', 0), content: [{ type: 'input_audio', transcript: null }] };
+    expect(events(model.createItem(silent, undefined))[0]).toMatchObject({ type: 'item_added' });
+    // Its insert put the rest back within the bound: the oldest went.
+    expect(model.items.has('a')).toBe(false);
+    expect(model.items.retained()).toBeLessThanOrEqual(10_000);
+  });
+
   it('pushes the oldest items out when what the session adds itself passes the bound', () => {
     const model = new ConversationModel('s1', true, { contextTokens: 32_000, retainedChars: 10_000 });
     model.createItem(text('a', 4000), undefined);

@@ -18,7 +18,9 @@ export class ItemRequests {
     }
     const chars = itemChars(item);
     const held = this.items.retained();
-    if (held + chars > this.items.retainedChars) {
+    // An empty item (the idle timeout's silent turn) always goes in: answers grow in place, so what is
+    // held may be past the bound until the next insert evicts.
+    if (chars > 0 && held + chars > this.items.retainedChars) {
       return refuse(
         'conversation_too_large',
         `The conversation holds ${held} characters and this item ${chars}; a session keeps at most ${this.items.retainedChars}. Delete items (conversation.item.delete) before adding more.`,
