@@ -139,7 +139,13 @@ describe('ConversationModel within its budget', () => {
       type: 'input_text',
       text: 'x'.repeat(2000),
     });
-    const silent: ConversationItem = { ...text('', 0), content: [{ type: 'input_audio', transcript: null }] };
+    const silent: ConversationItem = {
+      id: '',
+      type: 'message',
+      role: 'user',
+      status: 'completed',
+      content: [{ type: 'input_audio', transcript: null }],
+    };
     expect(events(model.createItem(silent, undefined))[0]).toMatchObject({ type: 'item_added' });
     // Its insert put the rest back within the bound: the oldest went.
     expect(model.items.has('a')).toBe(false);
