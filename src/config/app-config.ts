@@ -47,6 +47,8 @@ export class AppConfig {
   readonly rateLimitPerMinute: number;
   /** Failed authentications per minute per client address (bucket capacity and refill). */
   readonly authFailuresPerMinute: number;
+  /** The configured key that signs credentials; null: the one kept in the database. */
+  readonly credentialSigningKey: Buffer | null;
   readonly priceMicrosPerMinute: { voicechat: number; asr: number };
   readonly startingCreditMicros: number;
   /** A registered engine kind's name (src/engines/registry/engine-kinds.ts checks it, not config). */
@@ -100,6 +102,8 @@ export class AppConfig {
     this.concurrentSessionsLimit = e.CONCURRENT_SESSIONS_LIMIT;
     this.rateLimitPerMinute = e.RATE_LIMIT_REQUESTS_PER_MINUTE;
     this.authFailuresPerMinute = e.AUTH_FAILURES_PER_MINUTE;
+    this.credentialSigningKey = e.CREDENTIAL_SIGNING_KEY ? Buffer.from(e.CREDENTIAL_SIGNING_KEY, 'utf8') : null;
+    registerSecretValue(e.CREDENTIAL_SIGNING_KEY ?? null);
     this.priceMicrosPerMinute = {
       voicechat: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MINUTE),
       asr: usdToMicros(e.PRICE_ASR_USD_PER_MINUTE),

@@ -74,6 +74,16 @@ export class Environment {
   @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT: number = 6;
   @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE: number = 600;
   @IsInt() @Min(1) @Max(1_000_000) AUTH_FAILURES_PER_MINUTE: number = 30;
+  /**
+   * HMAC key (32 to 512 characters) that signs new API keys and client secrets, so a throttled address's
+   * forged credential is refused in memory (credential-signer.ts). Unset: one random key is kept in the
+   * database and shared by every instance.
+   */
+  @trimmed
+  @IsOptional()
+  @IsString()
+  @Matches(/^.{32,512}$/s, { message: 'CREDENTIAL_SIGNING_KEY must be 32 to 512 characters' })
+  CREDENTIAL_SIGNING_KEY?: string;
   @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MINUTE must be a decimal USD amount' })
   PRICE_VOICECHAT_USD_PER_MINUTE = '0.060000';
   @Matches(USD, { message: 'PRICE_ASR_USD_PER_MINUTE must be a decimal USD amount' })
@@ -161,16 +171,22 @@ const OPTIONAL = [
   'ENGINES_JSON',
   'TRUST_PROXY',
   'METRICS_PORT',
+  'CREDENTIAL_SIGNING_KEY',
 ];
 /** Never echoed in a configuration error. */
-const SECRET_VARIABLES = new Set(['STARTING_API_KEY', 'DATABASE_URL', 'ADMIN_API_KEY_SHA256']);
+const SECRET_VARIABLES = new Set([
+  'STARTING_API_KEY',
+  'DATABASE_URL',
+  'ADMIN_API_KEY_SHA256',
+  'CREDENTIAL_SIGNING_KEY',
+]);
 
 /**
  * Secret settings that may come from a file instead (`<NAME>_FILE`: a Docker or Kubernetes secret
  * mounted as a file), so that the value never sits in the process's environment or in `docker inspect`.
  * STARTING_API_KEY_FILE is read in AppConfig, which checks the key's format without showing it.
  */
-export const FILE_SETTINGS = ['DATABASE_URL', 'ADMIN_API_KEY_SHA256'] as const;
+export const FILE_SETTINGS = ['DATABASE_URL', 'ADMIN_API_KEY_SHA256', 'CREDENTIAL_SIGNING_KEY'] as const;
 
 /** `env` with each FILE_SETTINGS variable read from its `_FILE` (trimmed), when that is set. */
 function withSecretFiles(env: Record<string, string | undefined>): Record<string, string | undefined> {
