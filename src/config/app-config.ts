@@ -59,6 +59,8 @@ export class AppConfig {
   readonly sessionIdleSeconds: number;
   readonly socketControlBurst: number;
   readonly socketControlPerSecond: number;
+  /** A conversation's `response.create` allowance: at once, then per minute. */
+  readonly conversationResponses: { burst: number; perMinute: number };
   /** null: every model is served by one SPEECH_ENGINE engine of ENGINE_MAX_STREAMS streams. */
   readonly engines: EnginesSource | null;
   readonly region: string;
@@ -116,6 +118,10 @@ export class AppConfig {
     this.sessionIdleSeconds = e.SESSION_IDLE_SECONDS;
     this.socketControlBurst = e.SOCKET_CONTROL_BURST;
     this.socketControlPerSecond = e.SOCKET_CONTROL_PER_SECOND;
+    this.conversationResponses = {
+      burst: e.CONVERSATION_RESPONSE_BURST,
+      perMinute: e.CONVERSATION_RESPONSES_PER_MINUTE,
+    };
     this.engines = enginesSource(e.ENGINES_FILE, e.ENGINES_JSON);
     // Upstream credentials are named by the engines document ({"env": "NAME"}); only those are read.
     this.secretEnv = (name) => env[name];

@@ -159,6 +159,14 @@ export class SessionRuntime {
     return this.done;
   }
 
+  /**
+   * Conversation sessions: whether the client may have the response it asked for now (the response
+   * rate): null, or the refusal to answer it with. The session goes on either way.
+   */
+  refuseResponse(): { code: 'rate_limit_exceeded'; message: string } | null {
+    return this.guards.refuseResponse();
+  }
+
   /** Conversation sessions: asks the engine for a response; false when no stream can (not started, ended, no respond()). */
   respond(request: ResponseRequest, sink: ResponseSink): boolean {
     return this.engine.respond(request, sink);
@@ -183,6 +191,7 @@ export class SessionRuntime {
       case 'schedule_expiry':
         return this.scheduleExpiry(effect.atMs);
       case 'engine_push':
+        this.guards.frameAccepted();
         return this.engine.call((stream) => stream.pushAudio(effect.frame));
       case 'engine_commit':
         return this.engine.call((stream) => stream.commit());

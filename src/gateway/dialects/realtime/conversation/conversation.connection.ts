@@ -19,6 +19,7 @@ import {
   type SessionConfig,
   type SessionRuntimeOptions,
   type ResponseEvent,
+  type ResponseOptions,
   type SpeechEngine,
 } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
@@ -189,7 +190,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         if (!this.tools && (parsed.options.tools?.length ?? 0) > 0) {
           return this.refuseTools('response.tools', parsed.clientEventId);
         }
-        return this.send(this.model.createResponse(parsed.options, parsed.clientEventId));
+        return this.respond(parsed.options, parsed.clientEventId);
       case 'response_cancel':
         return this.send(this.model.cancelResponse(parsed.responseId, parsed.clientEventId));
       case 'append':
@@ -226,6 +227,14 @@ export class RealtimeConversationConnection implements EventRenderer {
     Object.assign(this.model.settings, update.settings);
     Object.assign(this.view, update.view);
     if (update.idleTimeoutMs !== undefined) this.idle.configure(update.idleTimeoutMs);
+  }
+
+  /** A client's response.create, within the session's response rate (runtime guards). */
+  private respond(options: ResponseOptions, clientEventId?: string): void {
+    const limited = this.runtime.refuseResponse();
+    if (limited === null) return this.send(this.model.createResponse(options, clientEventId));
+    const ids = clientEventId === undefined ? {} : { clientEventId };
+    this.runtime.handle({ type: 'reject', ...limited, param: null, ...ids });
   }
 
   private refuseTools(param: string, clientEventId?: string): void {
