@@ -50,6 +50,8 @@ export class AppConfig {
   /** The configured key that signs credentials; null: the one kept in the database. */
   readonly credentialSigningKey: Buffer | null;
   readonly priceMicrosPerMinute: { voicechat: number; asr: number };
+  /** The conversation model's text tokens, micro-USD per million. */
+  readonly voicechatTokenPriceMicros: { input: number; output: number };
   readonly startingCreditMicros: number;
   /** A registered engine kind's name (src/engines/registry/engine-kinds.ts checks it, not config). */
   readonly speechEngine: string;
@@ -109,6 +111,10 @@ export class AppConfig {
     this.priceMicrosPerMinute = {
       voicechat: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MINUTE),
       asr: usdToMicros(e.PRICE_ASR_USD_PER_MINUTE),
+    };
+    this.voicechatTokenPriceMicros = {
+      input: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MILLION_INPUT_TOKENS),
+      output: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MILLION_OUTPUT_TOKENS),
     };
     this.startingCreditMicros = usdToMicros(e.STARTING_CREDIT_USD);
     this.speechEngine = e.SPEECH_ENGINE;

@@ -88,6 +88,11 @@ export class Environment {
   PRICE_VOICECHAT_USD_PER_MINUTE = '0.060000';
   @Matches(USD, { message: 'PRICE_ASR_USD_PER_MINUTE must be a decimal USD amount' })
   PRICE_ASR_USD_PER_MINUTE = '0.006000';
+  /** A conversation's text work on vendor-voicechat: per million input (context) and output tokens. */
+  @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MILLION_INPUT_TOKENS must be a decimal USD amount' })
+  PRICE_VOICECHAT_USD_PER_MILLION_INPUT_TOKENS = '1.000000';
+  @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MILLION_OUTPUT_TOKENS must be a decimal USD amount' })
+  PRICE_VOICECHAT_USD_PER_MILLION_OUTPUT_TOKENS = '4.000000';
   @Matches(USD, { message: 'STARTING_CREDIT_USD must be a decimal USD amount' })
   STARTING_CREDIT_USD = '10.00';
 

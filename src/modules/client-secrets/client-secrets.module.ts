@@ -10,7 +10,13 @@ import { ClientSecretsRepository } from './client-secrets.repository';
 import { ClientSecretsService } from './client-secrets.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ClientSecretEntity]), SessionsModule, ModelsModule, HealthModule, CredentialSigningModule],
+  imports: [
+    TypeOrmModule.forFeature([ClientSecretEntity]),
+    SessionsModule,
+    ModelsModule,
+    HealthModule,
+    CredentialSigningModule,
+  ],
   controllers: [ClientSecretsController],
   providers: [ClientSecretsRepository, ClientSecretsService],
   exports: [ClientSecretsService],

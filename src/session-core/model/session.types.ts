@@ -64,9 +64,17 @@ export interface SessionError {
 }
 
 /** One batch of metered frames; the store derives an idempotent id from (session, seq). */
+/** Text tokens of a conversation's responses, as billed (reported by the upstream, or estimated). */
+export interface TextTokens {
+  readonly input: number;
+  readonly output: number;
+}
+
 export interface MeterBatch {
   readonly seq: number;
   readonly frames: number;
+  /** The text tokens of the responses that ended since the previous batch; absent: none. */
+  readonly tokens?: TextTokens;
 }
 
 /** What the output pacer did, folded into the final stats. */

@@ -27,7 +27,12 @@ import { dispatchCommand, type SessionCommand } from '../model/session.commands'
 import type { Effect } from '../model/session.effects';
 import type { ServerEvent } from '../model/session.events';
 import { SessionMachine, type SessionPhase, type StartFailure } from '../machine/session.machine';
-import { DEFAULT_SESSION_LIMITS, type SessionConfig, type SessionLimits } from '../model/session.types';
+import {
+  DEFAULT_SESSION_LIMITS,
+  type SessionConfig,
+  type SessionLimits,
+  type TextTokens,
+} from '../model/session.types';
 
 export type { SessionRuntimeOptions } from './runtime-options';
 
@@ -170,6 +175,11 @@ export class SessionRuntime {
   /** Conversation sessions: asks the engine for a response; false when no stream can (not started, ended, no respond()). */
   respond(request: ResponseRequest, sink: ResponseSink): boolean {
     return this.engine.respond(request, sink);
+  }
+
+  /** Conversation sessions: a response's text tokens, billed in the session's next meter batch. */
+  meterText(tokens: TextTokens): void {
+    this.run(this.machine.meterText(tokens));
   }
 
   /** Conversation sessions: stops a response the engine is producing (its sink hears `cancelled`). */

@@ -87,18 +87,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
     }
-    // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
-    const store = runtimeOptions.store;
-    this.runtime = new SessionRuntime({
-      ...runtimeOptions,
-      store: {
-        activate: (sessionId, activation) => store.activate(sessionId, activation),
-        close: (sessionId, closing) => store.close(sessionId, { ...closing, tokens: this.model.reportedTokens }),
-        reconfigure: store.reconfigure && ((sessionId, config) => store.reconfigure!(sessionId, config)),
-      },
-      engine,
-      renderer: this,
-    });
+    this.runtime = new SessionRuntime({ ...runtimeOptions, engine, renderer: this });
     this.runtime.handle({ type: 'start', config: { ...served, conversation: true }, implicit: true });
     if (secret?.refusal) this.runtime.handle(rejection(secret.refusal));
   }
@@ -285,6 +274,9 @@ export class RealtimeConversationConnection implements EventRenderer {
         }
         case 'cancel':
           this.runtime.cancelResponse(effect.responseId);
+          break;
+        case 'bill':
+          this.runtime.meterText({ input: effect.tokens.inputTokens, output: effect.tokens.outputTokens });
           break;
       }
     }
