@@ -105,7 +105,7 @@ export class Environment {
    * ENGINE_MAX_STREAMS when one project owns the deployment.
    */
   @IsOptional() @IsInt() @Min(1) @Max(10_000) PROJECT_STREAMS_PER_INSTANCE?: number;
-  /** A started session that appends no audio for this long ends `expired` (`idle_timeout`); 0: never. */
+  /** A started session that appends no whole frame of audio for this long ends `expired` (`idle_timeout`); 0: never. */
   @IsInt() @Min(0) @Max(3600) SESSION_IDLE_SECONDS: number = 30;
   /** Control messages (all but audio) one socket may send at once, and per second after that. */
   @IsInt() @Min(1) @Max(100_000) SOCKET_CONTROL_BURST: number = 200;
