@@ -7,8 +7,9 @@ import { MeterBatches1796000000001 } from './1796000000001-MeterBatches';
 import { OperatorControls1796100000000 } from './1796100000000-OperatorControls';
 import { SessionTokens1796200000000 } from './1796200000000-SessionTokens';
 import { SecretRealtimeSession1796300000000 } from './1796300000000-SecretRealtimeSession';
-import { SigningKeys1796400000000 } from './1796400000000-SigningKeys';
-import { TextMetering1796400000001 } from './1796400000001-TextMetering';
+import { SessionTransport1796400000000 } from './1796400000000-SessionTransport';
+import { SigningKeys1796500000000 } from './1796500000000-SigningKeys';
+import { TextMetering1796500000001 } from './1796500000001-TextMetering';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   OperatorControls1796100000000,
   SessionTokens1796200000000,
   SecretRealtimeSession1796300000000,
-  SigningKeys1796400000000,
-  TextMetering1796400000001,
+  SessionTransport1796400000000,
+  SigningKeys1796500000000,
+  TextMetering1796500000001,
 ];

@@ -8,8 +8,8 @@ import { RECORD_METER_BATCHES_V2 } from "../functions/record-meter-batches.v2";
  * sessions' input_tokens and output_tokens, until now written at close as unbilled detail, become the
  * billed totals, kept by the same statement as frames and cost (NULL until a session bills any).
  */
-export class TextMetering1796400000001 implements MigrationInterface {
-    name = 'TextMetering1796400000001'
+export class TextMetering1796500000001 implements MigrationInterface {
+    name = 'TextMetering1796500000001'
 
     public async up(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`ALTER TABLE "meter_events" ADD "input_tokens" integer NOT NULL DEFAULT 0`);

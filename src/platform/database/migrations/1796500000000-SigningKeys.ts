@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from "typeorm";
  * lets a throttled address's forged credential be refused without a statement; the credentials
  * themselves stay stored as their SHA-256 and are checked against those.
  */
-export class SigningKeys1796400000000 implements MigrationInterface {
-    name = 'SigningKeys1796400000000'
+export class SigningKeys1796500000000 implements MigrationInterface {
+    name = 'SigningKeys1796500000000'
 
     public async up(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`
