@@ -305,7 +305,11 @@ export class ConversationResponses {
    */
   private bill(response: Response, reported: TokenUsage | null): ConversationEffect[] {
     if (response.sentBytes === null) return [];
-    const tokens = reported ?? estimatedTokens(response.sentBytes, response.outputBytes);
+    // What an upstream reports is a count: anything else (negative, fractional) is made one.
+    const count = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0);
+    const tokens = reported
+      ? { inputTokens: count(reported.inputTokens), outputTokens: count(reported.outputTokens) }
+      : estimatedTokens(response.sentBytes, response.outputBytes);
     response.view.usage = tokens;
     this.tokens.inputTokens += tokens.inputTokens;
     this.tokens.outputTokens += tokens.outputTokens;
