@@ -34,6 +34,7 @@ export {
   framesToSeconds,
   type CloseReason,
   type MeterBatch,
+  type TextTokens,
   type OutputEncoding,
   type SessionConfig,
   type SessionConfigChanges,
