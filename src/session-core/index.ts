@@ -111,6 +111,7 @@ export {
   maxOutputTokens,
   NOISE_REDUCTION,
   object,
+  OPENAI_TRANSCRIPTION_MODELS,
   outputModalities,
   prompt,
   realtimeSettingsView,

@@ -4,7 +4,12 @@ export { SessionTokensDto } from './dto/session.dto';
 export { CLOSE_REASONS, SESSION_STATUSES, type SessionAudioConfig, type SessionType } from './entities/session.entity';
 export { type OpenedSession } from './opened-session';
 export { SessionAdmissionService } from './session-admission.service';
-export { type RequestedSessionConfig, type ResolvedSessionConfig, resolveSessionConfig } from './session-config';
+export {
+  type RequestedSessionConfig,
+  type RequestedTurnDetection,
+  type ResolvedSessionConfig,
+  resolveSessionConfig,
+} from './session-config';
 export { SessionEnds } from './session-ends';
 export { type EngineSettings } from './sessions.repository';
 export { SessionsModule } from './sessions.module';

@@ -12,7 +12,9 @@ export function realtimeSettingsView(settings: ConversationSettings): Fields {
     instructions: settings.instructions,
     tools: settings.tools.map((tool) => ({ type: 'function', ...tool })),
     tool_choice:
-      typeof settings.toolChoice === 'string' ? settings.toolChoice : { type: 'function', name: settings.toolChoice.name },
+      typeof settings.toolChoice === 'string'
+        ? settings.toolChoice
+        : { type: 'function', name: settings.toolChoice.name },
     max_output_tokens: settings.maxOutputTokens ?? 'inf',
   };
 }

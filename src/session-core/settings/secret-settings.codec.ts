@@ -20,8 +20,10 @@ export interface SecretConversation {
 
 const VERSION = 1;
 
-export function encodeSecretConversation(conversation: SecretConversation): Record<string, unknown> {
-  return { version: VERSION, ...conversation };
+/** null when the request named nothing: the session starts with the defaults. */
+export function encodeSecretConversation(conversation: SecretConversation): Record<string, unknown> | null {
+  const named = Object.keys(conversation.settings).length > 0 || Object.keys(conversation).length > 1;
+  return named ? { version: VERSION, ...conversation } : null;
 }
 
 /**

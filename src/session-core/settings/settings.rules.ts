@@ -56,6 +56,21 @@ export const NOISE_REDUCTION = {
 export const LANGUAGE_TAG = /^(?:auto|[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*)$/;
 export const LANGUAGE_MAX_LENGTH = 35;
 
+/**
+ * OpenAI transcription model names that existing clients send: the session's own recogniser serves
+ * each (it is the engines' to say which model that is).
+ */
+export const OPENAI_TRANSCRIPTION_MODELS: ReadonlySet<string> = new Set([
+  'whisper-1',
+  'gpt-transcribe',
+  'gpt-live-transcribe',
+  'gpt-4o-transcribe',
+  'gpt-4o-transcribe-diarize',
+  'gpt-4o-mini-transcribe',
+  'gpt-4o-mini-transcribe-2025-12-15',
+  'gpt-realtime-whisper',
+]);
+
 /** Output speeds served: the speech server's speed is the operator's setting. */
 export const OUTPUT_SPEEDS: readonly number[] = [1];
 

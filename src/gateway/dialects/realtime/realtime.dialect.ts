@@ -27,7 +27,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
   // A client secret's configuration wins; the query asks for nothing else.
   configure: (query, lock) =>
     lock ?? (query.type === 'live' ? conversationConfig(query.model) : DEFAULT_TRANSCRIPTION_CONFIG),
-  connect: ({ ws, config, query, realtimeSession, runtime, engines, models }) =>
+  connect: ({ ws, config, query, secretConversation, runtime, engines, models }) =>
     config!.type === 'live'
       ? new RealtimeConversationConnection({
           ...runtime,
@@ -35,7 +35,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
           engine: engines.for(config!.model),
           transport: wsTransport(ws),
           aliases: query.aliases,
-          realtimeSession,
+          secretConversation,
         })
       : new RealtimeConnection({
           ...runtime,

@@ -17,6 +17,7 @@ import {
   type ServerEvent,
   type SessionCommand,
   type SessionConfig,
+  type SecretConversation,
   type SessionRuntimeOptions,
   type ResponseEvent,
   type SpeechEngine,
@@ -41,7 +42,7 @@ export interface ConversationConnectionOptions extends Omit<SessionRuntimeOption
   readonly aliases: ReadonlyMap<string, string>;
   readonly maxMessageBytes?: number;
   /** The settings the session's client secret carries (see secretSettings). */
-  readonly realtimeSession?: Record<string, unknown> | null;
+  readonly secretConversation?: SecretConversation | null;
 }
 
 /** The requests this connection handles itself rather than the runtime (session_update goes on to it). */
@@ -66,7 +67,7 @@ export class RealtimeConversationConnection implements EventRenderer {
   private asked: ConversationUpdate | null = null;
 
   constructor(options: ConversationConnectionOptions) {
-    const { config, engine, aliases, maxMessageBytes, realtimeSession, ...runtimeOptions } = options;
+    const { config, engine, aliases, maxMessageBytes, secretConversation, ...runtimeOptions } = options;
     const capabilities = engine.conversation;
     this.tools = capabilities?.tools === true;
     this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
@@ -81,7 +82,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         this.runtime.fault(error, 'idle timeout');
       }
     });
-    const secret = realtimeSession ? secretSettings(realtimeSession, config.model, aliases, this.tools) : null;
+    const secret = secretConversation ? secretSettings(secretConversation, config.model, this.tools) : null;
     if (secret !== null) {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);

@@ -97,7 +97,8 @@ export function parseConversationUpdate(raw: unknown, sessionModel: string, alia
     }
   }
   const { settings } = update;
-  if (session.instructions !== undefined) settings.instructions = instructions(session.instructions, 'session.instructions');
+  if (session.instructions !== undefined)
+    settings.instructions = instructions(session.instructions, 'session.instructions');
   if (session.output_modalities !== undefined) {
     settings.audio = outputModalities(session.output_modalities, 'session.output_modalities');
   }
@@ -167,5 +168,5 @@ function output(fields: Fields, update: ConversationUpdate): void {
 
 /** What this session's engine cannot serve of the update (session-core/settings/engine-abilities.ts). */
 export function unservedBySelfAnswering(update: ConversationUpdate): SettingRefusal | null {
-  return unservedByEngine(update, { responses: false, tools: true });
+  return unservedByEngine(update, { responses: false, tools: true }, '');
 }
