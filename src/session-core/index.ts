@@ -105,6 +105,7 @@ export {
   instructions,
   known,
   LANGUAGE_MAX_LENGTH,
+  LIVE_VAD_BOUNDS,
   LANGUAGE_TAG,
   MANUAL_TURNS,
   MAX_OUTPUT_TOKENS,

@@ -24,6 +24,16 @@ export const VAD_BOUNDS = {
   silenceDurationMs: { min: 0, max: 10_000, integer: true },
 } as const satisfies Record<string, Bounds>;
 
+/**
+ * This service's own sessions (POST /v1/sessions, /v1/live): its documented server_vad ranges, the
+ * same threshold, a shorter padding, and no silence under 100 ms.
+ */
+export const LIVE_VAD_BOUNDS = {
+  threshold: VAD_BOUNDS.threshold,
+  prefixPaddingMs: { min: 0, max: 5000, integer: true },
+  silenceDurationMs: { min: 100, max: 10_000, integer: true },
+} as const satisfies Record<string, Bounds>;
+
 /** A conversation's `idle_timeout_ms` (OpenAI's range). */
 export const IDLE_TIMEOUT_MS = { min: 5000, max: 30_000, integer: true } as const satisfies Bounds;
 
