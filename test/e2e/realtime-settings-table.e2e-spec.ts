@@ -21,7 +21,7 @@ const td = (turnDetection: unknown) => ({ audio: { input: { turn_detection: turn
 const input = (fields: Record<string, unknown>) => ({ audio: { input: fields } });
 const output = (fields: Record<string, unknown>) => ({ audio: { output: fields } });
 
-/** [name, engine, the session's fields (without type)]: 50 cases. */
+/** [name, engine, the session's fields (without type)]: 53 cases. */
 const CASES: [string, Engine, Record<string, unknown>][] = [
   ['server_vad, defaults', 'cascade', td({ type: 'server_vad' })],
   ['server_vad threshold 0.8', 'cascade', td({ type: 'server_vad', threshold: 0.8 })],
@@ -115,7 +115,7 @@ describe('every conversation setting, in a client secret and in a session.update
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ session: { type: 'realtime', model: 'vendor-voicechat', ...fields } }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as any;
     if (res.status === 400) return { refused: { kind: 'unserved', param: body.error.param } };
     if (res.status === 422) return { refused: { kind: 'malformed', param: body.detail[0].loc.slice(1).join('.') } };
     expect(res.status).toBe(200);

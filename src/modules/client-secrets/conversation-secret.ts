@@ -42,7 +42,8 @@ import { CONVERSATION_FIELDS, type RequestedSessionDto } from './dto/requested-s
 export interface ConversationSecret {
   /** The session row's configuration: its audio, with the turns the engine runs. */
   readonly requested: RequestedSessionConfig;
-  readonly turns: ConversationTurns | null;
+  /** The turns it starts with: those asked for, or server_vad's defaults. */
+  readonly turns: ConversationTurns;
   /** What the secret stores (encodeSecretConversation). */
   readonly stored: SecretConversation;
   /** The settings as `session.created` will show them (GA names, defaults filled in). */
@@ -79,10 +80,9 @@ export function conversationSecret(
     checkFormat(input.format, 'session.audio.input.format');
     checkNoiseReduction(input.noise_reduction, 'session.audio.input.noise_reduction');
     const transcription = transcriptionOf(input.transcription);
-    const turns =
-      input.turn_detection === undefined
-        ? null
-        : conversationTurns(input.turn_detection, 'session.audio.input.turn_detection');
+    const asked = input.turn_detection === undefined ? undefined : input.turn_detection;
+    // Absent: the socket's own start, server_vad's defaults (silence ends turns, as OpenAI's does).
+    const turns = conversationTurns(asked ?? {}, 'session.audio.input.turn_detection');
     const output = object(audio.output, 'session.audio.output');
     known(output, OUTPUT_FIELDS, 'session.audio.output');
     checkFormat(output.format, 'session.audio.output.format');
@@ -92,11 +92,11 @@ export function conversationSecret(
     if (unserved !== null) throw unserved;
     const stored: SecretConversation = {
       settings,
-      ...(turns === null ? {} : { turns }),
+      ...(asked === undefined ? {} : { turns }),
       ...(shownTracing === undefined ? {} : { tracing: shownTracing }),
       ...(transcription.model === undefined ? {} : { transcriptionModel: transcription.model }),
     };
-    const createResponse = turns?.createResponse ?? DEFAULT_CONVERSATION_SETTINGS.createResponse;
+    const { createResponse } = turns;
     return {
       requested: {
         type: 'live',
@@ -105,7 +105,7 @@ export function conversationSecret(
         audio: {
           input: {
             transcription: { language: transcription.language, prompt: transcription.prompt },
-            ...(turns === null ? {} : { turn_detection: turnDetectionRequest(turns) }),
+            turn_detection: turnDetectionRequest(turns),
           },
           ...(voice === undefined ? {} : { output: { voice } }),
         },
@@ -161,7 +161,7 @@ function turnDetectionRequest(turns: ConversationTurns): RequestedTurnDetection 
     threshold: td.threshold,
     prefix_padding_ms: td.prefixPaddingMs,
     silence_duration_ms: td.silenceDurationMs,
-    ...(td.endOfTurn === undefined ? {} : { end_of_turn: endOfTurnRequest(td.endOfTurn) }),
+    end_of_turn: endOfTurnRequest(td.endOfTurn ?? null),
     create_response: turns.createResponse,
     interrupt_response: turns.interruptResponse,
     idle_timeout_ms: turns.idleTimeoutMs,

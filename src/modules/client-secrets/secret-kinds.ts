@@ -80,7 +80,7 @@ const conversation: SecretKind = (request, context) => {
   const td = resolved.audio.input.turn_detection;
   const turns = secret.turns;
   // The flags the runtime reads (coreConfigOf) ride on the row's turn detection.
-  const flags = turns && {
+  const flags = {
     create_response: turns.createResponse,
     interrupt_response: turns.interruptResponse,
     idle_timeout_ms: turns.idleTimeoutMs,
@@ -91,7 +91,7 @@ const conversation: SecretKind = (request, context) => {
     object: 'realtime.session',
     stored: encodeSecretConversation(secret.stored),
     shown: secret.shown,
-    turnDetection: turns === null ? undefined : realtimeTurnDetectionView(turns),
+    turnDetection: realtimeTurnDetectionView(turns),
   };
 };
 
