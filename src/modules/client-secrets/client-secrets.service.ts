@@ -21,7 +21,7 @@ import { ClientSecretsRepository } from './client-secrets.repository';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
 import { ClientSecretResponseDto, toIngressResponse } from './dto/client-secret-response.dto';
 import { RequestOrigin, SocketUrlSettings, socketUrls } from './socket-urls';
-import { secretKind, type ClientSecretEndpoint, type SecretKindContext } from './secret-kinds';
+import { resolveSecret, type ClientSecretEndpoint, type SecretKindContext } from './secret-kinds';
 
 export type { ClientSecretEndpoint } from './secret-kinds';
 
@@ -76,7 +76,7 @@ export class ClientSecretsService {
   ): Promise<ClientSecretResponseDto> {
     // A draining instance issues none: the secret's socket could only be refused here.
     this.lifecycle.assertAcceptingSessions();
-    const kind = secretKind(endpoint, request)(request, this.kindContext);
+    const kind = resolveSecret(endpoint, request, this.kindContext);
     const { resolved } = kind;
     this.models.checkLanguage(
       resolved.model,

@@ -80,9 +80,9 @@ export function conversationSecret(
     checkFormat(input.format, 'session.audio.input.format');
     checkNoiseReduction(input.noise_reduction, 'session.audio.input.noise_reduction');
     const transcription = transcriptionOf(input.transcription);
-    const asked = input.turn_detection === undefined ? undefined : input.turn_detection;
+    const asked = input.turn_detection;
     // Absent: the socket's own start, server_vad's defaults (silence ends turns, as OpenAI's does).
-    const turns = conversationTurns(asked ?? {}, 'session.audio.input.turn_detection');
+    const turns = conversationTurns(asked === undefined ? {} : asked, 'session.audio.input.turn_detection');
     const output = object(audio.output, 'session.audio.output');
     known(output, OUTPUT_FIELDS, 'session.audio.output');
     checkFormat(output.format, 'session.audio.output.format');

@@ -34,10 +34,8 @@ export interface SecretKindContext {
   conversationOf(model: string): ConversationCapabilities | undefined;
 }
 
-type SecretKind = (request: ClientSecretRequestDto, context: SecretKindContext) => SecretResolution;
-
 /** POST /v1/live/client_secrets: a live or transcription session of this service's own protocol. */
-const live: SecretKind = (request, { models }) => {
+function liveSecret(request: ClientSecretRequestDto, { models }: SecretKindContext): SecretResolution {
   if (request.session?.type === 'realtime') {
     throw new AppError(
       'invalid_parameter',
@@ -49,23 +47,23 @@ const live: SecretKind = (request, { models }) => {
   refuseIdleTimeout(request);
   const resolved = resolveSessionConfig(request.session as RequestedSessionConfig | undefined, models);
   return { resolved, object: 'session', stored: null, shown: {} };
-};
+}
 
 /** POST /v1/realtime/client_secrets without `type: "realtime"`: a transcription session. */
-const transcription: SecretKind = (request, { models }) => {
+function transcriptionSecret(request: ClientSecretRequestDto, { models }: SecretKindContext): SecretResolution {
   refuseConversationFields(request.session);
   refuseIdleTimeout(request);
   const resolved = resolveSessionConfig(request.session as RequestedSessionConfig | undefined, models, {
     transcriptionOnly: true,
   });
   return { resolved, object: 'realtime.transcription_session', stored: null, shown: {} };
-};
+}
 
 /**
  * A GA `type: "realtime"` session: a live session on its conversation model (`model` may be an
  * operator's alias, REALTIME_MODEL_ALIASES), its settings held to the session core's rules.
  */
-const conversation: SecretKind = (request, context) => {
+function realtimeSecret(request: ClientSecretRequestDto, context: SecretKindContext): SecretResolution {
   const session = request.session!;
   const model = session.model === undefined ? VOICECHAT : (context.aliases.get(session.model) ?? session.model);
   if (context.models.find(model)?.type !== 'live') {
@@ -93,11 +91,17 @@ const conversation: SecretKind = (request, context) => {
     shown: secret.shown,
     turnDetection: realtimeTurnDetectionView(turns),
   };
-};
+}
 
-export function secretKind(endpoint: ClientSecretEndpoint, request: ClientSecretRequestDto): SecretKind {
-  if (endpoint === 'live') return live;
-  return request.session?.type === 'realtime' ? conversation : transcription;
+/** The request resolved by its kind's strategy. */
+export function resolveSecret(
+  endpoint: ClientSecretEndpoint,
+  request: ClientSecretRequestDto,
+  context: SecretKindContext,
+): SecretResolution {
+  if (endpoint === 'live') return liveSecret(request, context);
+  if (request.session?.type === 'realtime') return realtimeSecret(request, context);
+  return transcriptionSecret(request, context);
 }
 
 /** idle_timeout_ms prompts a conversation's user: other sessions have none to prompt. */
