@@ -1,7 +1,4 @@
-import type { IncomingMessage } from 'node:http';
 import { extractHeaderCredential, queryCarriesApiKey } from './credentials';
-
-const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers }) as unknown as IncomingMessage;
 
 describe('extractHeaderCredential', () => {
   it.each([
