@@ -63,7 +63,7 @@ export const NOISE_REDUCTION = {
 };
 
 /** ISO-639-1 (`en`) or a BCP-47 tag (`en-US`); `auto` is this service's "detect it". */
-export const LANGUAGE_TAG = /^(?:auto|[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*)$/;
+export const LANGUAGE_TAG = /^(auto|[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*)$/;
 export const LANGUAGE_MAX_LENGTH = 35;
 
 /**

@@ -27,8 +27,12 @@ import {
   LIVE_VAD_BOUNDS,
   NOISE_REDUCTION,
   VOICE,
+  type Bounds,
 } from '../../../session-core';
 import { NullableField, OptionalField } from '../../../platform/validation/request-field.validators';
+
+/** A rule's bounds as the OpenAPI schema's (the swagger plugin reads only literal @Min/@Max). */
+const range = ({ min, max }: Bounds) => ({ minimum: min, maximum: max });
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
 // check is written last: a value of the wrong type is reported as such, not as out of range.
@@ -55,6 +59,7 @@ export class NoiseReductionRequestDto {
   @OptionalField()
   @IsIn(NOISE_REDUCTION.types)
   type?: 'near_field' | 'far_field';
+  @ApiPropertyOptional({ minimum: NOISE_REDUCTION.strength.min, maximum: NOISE_REDUCTION.strength.max })
   @OptionalField()
   @Max(NOISE_REDUCTION.strength.max)
   @Min(NOISE_REDUCTION.strength.min)
@@ -65,7 +70,11 @@ export class NoiseReductionRequestDto {
 @ApiSchema({ name: 'TranscriptionRequest' })
 export class TranscriptionRequestDto {
   /** `auto` (detect) or a language tag such as `en` or `en-US`. */
-  @ApiPropertyOptional({ default: DEFAULT_LANGUAGE })
+  @ApiPropertyOptional({
+    default: DEFAULT_LANGUAGE,
+    maxLength: LANGUAGE_MAX_LENGTH,
+    pattern: LANGUAGE_TAG.source,
+  })
   @OptionalField()
   @Matches(LANGUAGE_TAG)
   @MaxLength(LANGUAGE_MAX_LENGTH)
@@ -87,21 +96,31 @@ export class TranscriptionRequestDto {
 @ApiSchema({ name: 'EndOfTurnRequest' })
 export class EndOfTurnRequestDto {
   /** Confidence (0.5..1) at which a turn ends; 1: turns end only on the timeout. */
-  @ApiPropertyOptional({ default: DEFAULT_END_OF_TURN.eotThreshold })
+  @ApiPropertyOptional({ default: DEFAULT_END_OF_TURN.eotThreshold, ...range(END_OF_TURN_BOUNDS.eotThreshold) })
   @OptionalField()
   @Max(END_OF_TURN_BOUNDS.eotThreshold.max)
   @Min(END_OF_TURN_BOUNDS.eotThreshold.min)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   eot_threshold?: number;
   /** Confidence (0.3..0.9) at which the answer starts being prepared (eager end of turn); null: never. */
-  @ApiProperty({ type: 'number', required: false, nullable: true, default: DEFAULT_END_OF_TURN.eagerEotThreshold })
+  @ApiProperty({
+    type: 'number',
+    required: false,
+    nullable: true,
+    default: DEFAULT_END_OF_TURN.eagerEotThreshold,
+    ...range(END_OF_TURN_BOUNDS.eagerEotThreshold),
+  })
   @NullableField()
   @Max(END_OF_TURN_BOUNDS.eagerEotThreshold.max)
   @Min(END_OF_TURN_BOUNDS.eagerEotThreshold.min)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   eager_eot_threshold?: number | null;
   /** Silence (500..60000 ms) after which a turn ends whatever the confidence. */
-  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_END_OF_TURN.eotTimeoutMs })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: DEFAULT_END_OF_TURN.eotTimeoutMs,
+    ...range(END_OF_TURN_BOUNDS.eotTimeoutMs),
+  })
   @OptionalField()
   @Max(END_OF_TURN_BOUNDS.eotTimeoutMs.max)
   @Min(END_OF_TURN_BOUNDS.eotTimeoutMs.min)
@@ -117,21 +136,29 @@ export class TurnDetectionRequestDto {
   @IsIn(['server_vad'])
   type?: 'server_vad';
   /** Speech probability above which audio counts as speech. */
-  @ApiPropertyOptional({ default: DEFAULT_VAD.threshold })
+  @ApiPropertyOptional({ default: DEFAULT_VAD.threshold, ...range(LIVE_VAD_BOUNDS.threshold) })
   @OptionalField()
   @Max(LIVE_VAD_BOUNDS.threshold.max)
   @Min(LIVE_VAD_BOUNDS.threshold.min)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   threshold?: number;
   /** Audio kept before detected speech, in ms. */
-  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_VAD.prefixPaddingMs })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: DEFAULT_VAD.prefixPaddingMs,
+    ...range(LIVE_VAD_BOUNDS.prefixPaddingMs),
+  })
   @OptionalField()
   @Max(LIVE_VAD_BOUNDS.prefixPaddingMs.max)
   @Min(LIVE_VAD_BOUNDS.prefixPaddingMs.min)
   @IsInt()
   prefix_padding_ms?: number;
   /** Silence that ends a turn, in ms, when `end_of_turn` is null. */
-  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_VAD.silenceDurationMs })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: DEFAULT_VAD.silenceDurationMs,
+    ...range(LIVE_VAD_BOUNDS.silenceDurationMs),
+  })
   @OptionalField()
   @Max(LIVE_VAD_BOUNDS.silenceDurationMs.max)
   @Min(LIVE_VAD_BOUNDS.silenceDurationMs.min)
@@ -298,7 +325,7 @@ export class RequestedSessionDto {
   @IsIn(['item.input_audio_transcription.logprobs'], { each: true })
   @IsArray()
   include?: string[];
-  /** Type `realtime`: OpenAI's GA fields and ranges (semantic_vad, output speed…), as its socket takes them. */
+  // Type `realtime`: OpenAI's GA fields and ranges (semantic_vad, output speed…), as its socket takes them.
   @OptionalField()
   @Type((help) =>
     (help?.object as { type?: unknown })?.type === 'realtime' ? RealtimeAudioRequestDto : AudioRequestDto,
