@@ -15,7 +15,6 @@ import { type Bounds, bounded, isRecord, known, SettingRefusal } from './setting
 export const AUDIO_FORMATS: Readonly<Record<string, { readonly rate: number }>> = {
   'audio/pcm': { rate: SAMPLE_RATE },
 };
-export const DEFAULT_AUDIO_FORMAT = 'audio/pcm';
 
 /** server_vad's fields (OpenAI's ranges: prefix padding and silence up to 10 s). */
 export const VAD_BOUNDS = {
@@ -54,7 +53,6 @@ export const EAGERNESS: Readonly<Record<string, EndOfTurnSettings>> = {
   auto: DEFAULT_END_OF_TURN,
   high: { eotThreshold: 0.55, eagerEotThreshold: 0.3, eotTimeoutMs: 2500 },
 };
-export const EAGERNESS_LEVELS = Object.keys(EAGERNESS);
 
 /** Accepted for compatibility; no noise reduction is applied. */
 export const NOISE_REDUCTION = {
