@@ -9,6 +9,7 @@ import type { WebSocket } from 'ws';
 import type { ModelCatalog } from '../modules/models';
 import type { SocketDialectDoc } from '../platform/openapi/socket-dialect-doc';
 import type {
+  ConversationLimits,
   SecretConversation,
   SessionConfig,
   SessionRuntime,
@@ -42,6 +43,8 @@ export interface DialectSocket<Q> {
   readonly secretConversation: SecretConversation | null;
   /** What every connection passes to its SessionRuntime, but for the engine, transport and renderer. */
   readonly runtime: Omit<SessionRuntimeOptions, 'renderer' | 'engine' | 'transport'>;
+  /** A conversation's context budget and what it may keep (used by the dialects that serve conversations). */
+  readonly conversation: ConversationLimits;
   /** The default engine (which follows a model change), or a model's own. */
   readonly engines: { readonly default: SpeechEngine; for(model: string): SpeechEngine };
   readonly models: ModelCatalog;
