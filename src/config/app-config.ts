@@ -63,6 +63,8 @@ export class AppConfig {
   readonly socketControlPerSecond: number;
   /** A conversation's `response.create` allowance: at once, then per minute. */
   readonly conversationResponses: { burst: number; perMinute: number };
+  /** What one conversation response may send upstream, and what a conversation session keeps. */
+  readonly conversationLimits: { readonly contextTokens: number; readonly retainedChars: number };
   /** null: every model is served by one SPEECH_ENGINE engine of ENGINE_MAX_STREAMS streams. */
   readonly engines: EnginesSource | null;
   readonly region: string;
@@ -127,6 +129,10 @@ export class AppConfig {
     this.conversationResponses = {
       burst: e.CONVERSATION_RESPONSE_BURST,
       perMinute: e.CONVERSATION_RESPONSES_PER_MINUTE,
+    };
+    this.conversationLimits = {
+      contextTokens: e.CONVERSATION_CONTEXT_TOKENS,
+      retainedChars: e.CONVERSATION_RETAINED_CHARS,
     };
     this.engines = enginesSource(e.ENGINES_FILE, e.ENGINES_JSON);
     // Upstream credentials are named by the engines document ({"env": "NAME"}); only those are read.

@@ -70,6 +70,7 @@ export class SocketWiring {
           responsesPerMinute: this.config.conversationResponses.perMinute,
         },
       },
+      conversation: this.config.conversationLimits,
       engines: { default: this.engine, for: (model) => this.engines.engineFor(model) },
       models: this.models,
     });
