@@ -61,10 +61,10 @@ export class AppConfig {
   readonly sessionIdleSeconds: number;
   readonly socketControlBurst: number;
   readonly socketControlPerSecond: number;
-  /** A conversation's `response.create` allowance: at once, then per minute. */
-  readonly conversationResponses: { burst: number; perMinute: number };
   /** What one conversation response may send upstream, and what a conversation session keeps. */
   readonly conversationLimits: { readonly contextTokens: number; readonly retainedChars: number };
+  /** A conversation's `response.create` allowance: at once, then per minute. */
+  readonly conversationResponses: { burst: number; perMinute: number };
   /** null: every model is served by one SPEECH_ENGINE engine of ENGINE_MAX_STREAMS streams. */
   readonly engines: EnginesSource | null;
   readonly region: string;
@@ -126,13 +126,13 @@ export class AppConfig {
     this.sessionIdleSeconds = e.SESSION_IDLE_SECONDS;
     this.socketControlBurst = e.SOCKET_CONTROL_BURST;
     this.socketControlPerSecond = e.SOCKET_CONTROL_PER_SECOND;
-    this.conversationResponses = {
-      burst: e.CONVERSATION_RESPONSE_BURST,
-      perMinute: e.CONVERSATION_RESPONSES_PER_MINUTE,
-    };
     this.conversationLimits = {
       contextTokens: e.CONVERSATION_CONTEXT_TOKENS,
       retainedChars: e.CONVERSATION_RETAINED_CHARS,
+    };
+    this.conversationResponses = {
+      burst: e.CONVERSATION_RESPONSE_BURST,
+      perMinute: e.CONVERSATION_RESPONSES_PER_MINUTE,
     };
     this.engines = enginesSource(e.ENGINES_FILE, e.ENGINES_JSON);
     // Upstream credentials are named by the engines document ({"env": "NAME"}); only those are read.
