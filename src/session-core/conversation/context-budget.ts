@@ -67,6 +67,11 @@ export function fixedTokens(request: Pick<ResponseRequest, 'instructions' | 'too
   return tokens;
 }
 
+/** Estimated tokens of a whole request (what a response is billed when its upstream reports none). */
+export function requestTokens(request: Pick<ResponseRequest, 'instructions' | 'tools' | 'messages'>): number {
+  return request.messages.reduce((sum, message) => sum + messageTokens(message, Infinity), fixedTokens(request));
+}
+
 function messageTokens(message: ConversationMessage, stopAbove: number): number {
   let tokens = MESSAGE_TOKENS + estimateTokens(message.content, stopAbove);
   if ('toolCalls' in message) {

@@ -102,22 +102,22 @@ describe('ConversationModel', () => {
     ]);
   });
 
-  it('bills each response it sent: the tokens its upstream reported, else an estimate of one per 4 bytes', () => {
+  it('bills each response it sent: the tokens its upstream reported, else the context budget’s estimate', () => {
     const finish = (usage: { inputTokens: number; outputTokens: number } | null) => {
       const id = request(model.createResponse({ conversation: 'auto' }))!.responseId;
-      model.responseEvent(id, { type: 'text', delta: 'ok, ça va' }); // 10 bytes of UTF-8: 3 tokens
+      model.responseEvent(id, { type: 'text', delta: 'ok, ça va' }); // 8 ASCII characters and "ç": 3 tokens
       return model.responseEvent(id, { type: 'finished', status: 'completed', reason: null, usage });
     };
     const bills = (effects: ConversationEffect[]) => effects.filter((e) => e.kind === 'bill');
-    model.createItem(userText('twelve bytes'), undefined);
+    model.createItem(userText('twelve chars'), undefined); // 3 tokens, and 4 for the message
     const estimated = finish(null);
-    expect(bills(estimated)).toEqual([{ kind: 'bill', tokens: { inputTokens: 3, outputTokens: 3 } }]);
+    expect(bills(estimated)).toEqual([{ kind: 'bill', tokens: { inputTokens: 7, outputTokens: 3 } }]);
     // Shown as its usage too, so response.done says what was billed.
-    expect(events(estimated).at(-1)).toMatchObject({ response: { usage: { inputTokens: 3, outputTokens: 3 } } });
+    expect(events(estimated).at(-1)).toMatchObject({ response: { usage: { inputTokens: 7, outputTokens: 3 } } });
     expect(bills(finish({ inputTokens: 12, outputTokens: 3 }))).toEqual([
       { kind: 'bill', tokens: { inputTokens: 12, outputTokens: 3 } },
     ]);
-    expect(model.tokens).toEqual({ inputTokens: 15, outputTokens: 6 });
+    expect(model.tokens).toEqual({ inputTokens: 19, outputTokens: 6 });
   });
 
   it('bills a cancelled response for what it was sent, when its upstream reported nothing', () => {
@@ -126,7 +126,7 @@ describe('ConversationModel', () => {
     expect(model.cancelResponse(id).filter((e) => e.kind === 'bill')).toEqual([]);
     const ended = model.responseEvent(id, { type: 'finished', status: 'cancelled', reason: null, usage: null });
     expect(ended.filter((e) => e.kind === 'bill')).toEqual([
-      { kind: 'bill', tokens: { inputTokens: 100, outputTokens: 0 } },
+      { kind: 'bill', tokens: { inputTokens: 104, outputTokens: 0 } },
     ]);
   });
 
@@ -159,7 +159,7 @@ describe('ConversationModel', () => {
     model.audioTranscript(req.itemId, ' there', 1400);
     // Voiced answers show their text as the transcript, with the audio.
     expect(model.responseEvent(req.responseId, { type: 'text', delta: 'Hi there' })).toEqual([]);
-    // Billed now (no usage reported: 8 bytes of text are 2 tokens); nothing is shown before the voice ends.
+    // Billed now (no usage reported: 8 ASCII characters are 2 tokens); nothing is shown before the voice ends.
     expect(
       model.responseEvent(req.responseId, { type: 'finished', status: 'completed', reason: null, usage: null }),
     ).toEqual([{ kind: 'bill', tokens: { inputTokens: 0, outputTokens: 2 } }]);

@@ -19,7 +19,7 @@ import type {
   ResponseView,
 } from './conversation.types';
 import { ResponseOutput, type OutputState } from './response-output';
-import { estimatedTokens, requestBytes } from './text-tokens';
+import { estimatedTokens, requestTokens } from './text-tokens';
 import type { UserTurns } from './user-turns';
 
 interface Response extends OutputState {
@@ -38,9 +38,9 @@ interface Response extends OutputState {
    * committed audio at once.
    */
   held: { request: ResponseRequest; context: ConversationItemsSource } | null;
-  /** UTF-8 bytes of the request the engine was sent (null: not sent), and of its output so far. */
-  sentBytes: number | null;
-  outputBytes: number;
+  /** Estimated tokens of the request the engine was sent (null: not sent), and its output so far. */
+  sentTokens: number | null;
+  outputText: string;
 }
 
 export class ConversationResponses {
@@ -138,12 +138,12 @@ export class ConversationResponses {
     if (response === null || response.view.id !== responseId) return [];
     switch (event.type) {
       case 'text':
-        response.outputBytes += Buffer.byteLength(event.delta);
+        response.outputText += event.delta;
         // A voiced answer's text is shown as its transcript, word by word with its audio.
         if (response.view.audio || event.delta === '') return [];
         return this.output.text(response, event.delta);
       case 'function_call':
-        response.outputBytes += Buffer.byteLength(event.name) + Buffer.byteLength(event.arguments);
+        response.outputText += event.name + event.arguments;
         return this.output.functionCall(response, event);
       case 'finished': {
         response.engineFinished = true;
@@ -242,8 +242,8 @@ export class ConversationResponses {
       cancelReason: null,
       unbidden: false,
       held: null,
-      sentBytes: null,
-      outputBytes: 0,
+      sentTokens: null,
+      outputText: '',
     };
     const out: ConversationEffect[] = [emit({ type: 'response_created', response: snapshot(view), clientEventId })];
     if (context === null) return out;
@@ -272,7 +272,7 @@ export class ConversationResponses {
     const fitted = fitContext(request, messagesOf(context.items()), this.contextTokens);
     if (fitted.kind === 'fits') {
       const sent = { ...request, messages: fitted.messages };
-      response.sentBytes = requestBytes(sent);
+      response.sentTokens = requestTokens(sent);
       return [{ kind: 'respond', request: sent }];
     }
     response.engineFinished = true;
@@ -331,12 +331,12 @@ export class ConversationResponses {
    * from what was sent and what came back, are billed and shown in its `response.done`.
    */
   private bill(response: Response, reported: TokenUsage | null): ConversationEffect[] {
-    if (response.sentBytes === null) return [];
+    if (response.sentTokens === null) return [];
     // What an upstream reports is a count: anything else (negative, fractional) is made one.
     const count = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0);
     const tokens = reported
       ? { inputTokens: count(reported.inputTokens), outputTokens: count(reported.outputTokens) }
-      : estimatedTokens(response.sentBytes, response.outputBytes);
+      : estimatedTokens(response.sentTokens, response.outputText);
     response.view.usage = tokens;
     this.tokens.inputTokens += tokens.inputTokens;
     this.tokens.outputTokens += tokens.outputTokens;

@@ -1,28 +1,14 @@
 /**
  * What a response's text work is billed as: the tokens its upstream reported, or, when it reported
- * none (a server without `include_usage`, a response cut before its usage came), an estimate of one
- * token per 4 bytes of UTF-8, the usual ratio for English text (CJK text gives more bytes per token).
+ * none (a server without `include_usage`, a response cut before its usage came), the context budget's
+ * estimate (context-budget.ts: four ASCII characters a token, any other character one, four a message),
+ * which never counts low: input from the request as sent, output from the text and tool calls that came back.
  */
-import type { ResponseRequest, TokenUsage } from '../engine/engine.port';
+import type { TokenUsage } from '../engine/engine.port';
+import { estimateTokens } from './context-budget';
 
-export const BYTES_PER_TOKEN = 4;
+export { requestTokens } from './context-budget';
 
-/** The UTF-8 bytes of what a request sends the model: instructions, tools, every message. */
-export function requestBytes(request: ResponseRequest): number {
-  let bytes = Buffer.byteLength(request.instructions);
-  for (const tool of request.tools) bytes += Buffer.byteLength(JSON.stringify(tool));
-  for (const message of request.messages) {
-    bytes += Buffer.byteLength(message.content);
-    if ('toolCalls' in message) {
-      for (const call of message.toolCalls) bytes += Buffer.byteLength(call.name) + Buffer.byteLength(call.arguments);
-    }
-  }
-  return bytes;
-}
-
-export function estimatedTokens(inputBytes: number, outputBytes: number): TokenUsage {
-  return {
-    inputTokens: Math.ceil(inputBytes / BYTES_PER_TOKEN),
-    outputTokens: Math.ceil(outputBytes / BYTES_PER_TOKEN),
-  };
+export function estimatedTokens(inputTokens: number, output: string): TokenUsage {
+  return { inputTokens, outputTokens: estimateTokens(output) };
 }

@@ -249,14 +249,14 @@ describe('RealtimeConversationConnection (fake engines)', () => {
       usage: { inputTokens: 10, outputTokens: 2 },
     });
     await respond();
-    // No usage reported: one token per 4 bytes of what was sent (the first answer, "a") and got back.
+    // No usage reported: estimated as the context budget counts (the first answer "a": 1 + 4 a message).
     engine.requests[1].sink({ type: 'text', delta: 'abcdefgh' });
     engine.requests[1].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
     await connections.close(connection);
     const tokens = meter.written.filter((b) => b.tokens !== undefined).map((b) => b.tokens);
     expect(tokens).toEqual([
       { input: 10, output: 2 },
-      { input: 1, output: 2 },
+      { input: 5, output: 2 },
     ]);
     // One sequence with the frames' batches: every seq once, in order.
     expect(meter.written.map((b) => b.seq)).toEqual(meter.written.map((_, i) => i + 1));
