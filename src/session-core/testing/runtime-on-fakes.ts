@@ -1,20 +1,14 @@
 /** The session runtime on the fakes, as the runtime's specs build it: each gives what it varies. */
 import type { SpeechEngine } from '../engine/engine.port';
-import type { EventRenderer } from '../runtime/ports';
-import type { RuntimeTuning } from '../runtime/runtime-options';
+import type { SessionRuntimeOptions } from '../runtime/runtime-options';
 import { SessionRuntime } from '../runtime/session.runtime';
-import type { SessionLimits } from '../model/session.types';
 import { FakeClock } from './fake-clock';
 import { FakeMeter, FakeStore, FakeTransport, JsonRenderer } from './fakes';
 
-export interface FakeRuntimeParts<E extends SpeechEngine, S extends FakeStore> {
+export type FakeRuntimeParts<E extends SpeechEngine, S extends FakeStore> = {
   readonly engine: E;
   readonly store: S;
-  readonly sessionId?: string;
-  readonly renderer?: EventRenderer;
-  readonly limits?: Partial<SessionLimits>;
-  readonly tuning?: Partial<RuntimeTuning>;
-}
+} & Partial<Pick<SessionRuntimeOptions, 'sessionId' | 'renderer' | 'limits' | 'tuning'>>;
 
 /** Its meter logs into the store's log, so a spec reads one order of writes; `logged` holds what it logs. */
 export function runtimeOnFakes<E extends SpeechEngine, S extends FakeStore>(parts: FakeRuntimeParts<E, S>) {
