@@ -14,6 +14,15 @@ const SHARED_ENDS = {
   engineFailed: { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' } },
   noWorker: { how: 'no worker left for a remote engine', cause: { kind: 'engine_unavailable', message: '' } },
   dropped: { how: 'the socket drops (no close handshake, or an error code)', cause: { kind: 'transport_lost' } },
+  // A socket that starts on connect (the Realtime and Deepgram sockets) ends so when its engine cannot be opened.
+  noCapacity: {
+    how: 'the engine cannot be opened at connect (no capacity)',
+    cause: { kind: 'start_failed', code: 'capacity_exhausted' },
+  },
+  startFailed: {
+    how: 'the engine cannot be opened at connect (failure)',
+    cause: { kind: 'start_failed', code: 'internal_error' },
+  },
 } as const satisfies Record<string, Omit<SessionEndDoc, 'lastMessages'>>;
 
 export type SharedEnd = keyof typeof SHARED_ENDS;
@@ -23,25 +32,6 @@ export function sharedEnds(lastMessages: { readonly [end in SharedEnd]?: string 
     const last = lastMessages[end];
     return last === undefined ? [] : [{ ...SHARED_ENDS[end], lastMessages: last }];
   });
-}
-
-/**
- * How a socket that starts on connect ends when its engine cannot be opened: the Realtime and
- * Deepgram sockets, each telling it its own way (`lastMessages`).
- */
-export function implicitStartFailures(lastMessages: { capacity: string; failure: string }): SessionEndDoc[] {
-  return [
-    {
-      how: 'the engine cannot be opened at connect (no capacity)',
-      cause: { kind: 'start_failed', code: 'capacity_exhausted' },
-      lastMessages: lastMessages.capacity,
-    },
-    {
-      how: 'the engine cannot be opened at connect (failure)',
-      cause: { kind: 'start_failed', code: 'internal_error' },
-      lastMessages: lastMessages.failure,
-    },
-  ];
 }
 
 /**

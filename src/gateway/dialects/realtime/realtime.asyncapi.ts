@@ -23,7 +23,7 @@ import {
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
 import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../engines';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session-update';
-import { implicitStartFailures, sessionGuardEnds, sharedEnds } from '../session-ends.asyncapi';
+import { sessionGuardEnds, sharedEnds } from '../session-ends.asyncapi';
 
 export const REALTIME_ERROR_CODES = [
   'invalid_json',
@@ -245,8 +245,9 @@ export const REALTIME_SESSION_ENDS: readonly SessionEndDoc[] = [
     engineFailed: '`error` `engine_failed`',
     noWorker: '`error` `engine_error`, then `error` `engine_unavailable`',
     dropped: '-',
+    noCapacity: '`error` `capacity_exhausted`',
+    startFailed: '`error` `internal_error`',
   }),
-  ...implicitStartFailures({ capacity: '`error` `capacity_exhausted`', failure: '`error` `internal_error`' }),
   ...sessionGuardEnds({
     idle: '`error` `idle_timeout`',
     limit: '`error` `rate_limit_exceeded`',

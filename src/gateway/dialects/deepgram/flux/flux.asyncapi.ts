@@ -24,7 +24,7 @@ import { TRANSCRIPTION_MODEL } from '../../../../engines';
 import { CLOSE_REASONS as CLOSE_TEXTS } from '../listen/listen.connection';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 import { EAGER_EOT_THRESHOLD, EOT_THRESHOLD, EOT_TIMEOUT_MS, FLUX_MODEL_ALIASES } from './flux.query';
-import { implicitStartFailures, sessionGuardEnds, sharedEnds } from '../../session-ends.asyncapi';
+import { sessionGuardEnds, sharedEnds } from '../../session-ends.asyncapi';
 
 /**
  * `Error` codes: the connection's own for an undecodable message, and the session core's server
@@ -227,8 +227,9 @@ export const FLUX_ASYNCAPI: SocketDialectDoc = {
       engineFailed: '-',
       noWorker: '`Error` `ENGINE_ERROR`',
       dropped: '-',
+      noCapacity: '`Error` `CAPACITY_EXHAUSTED`',
+      startFailed: '`Error` `INTERNAL_ERROR`',
     }),
-    ...implicitStartFailures({ capacity: '`Error` `CAPACITY_EXHAUSTED`', failure: '`Error` `INTERNAL_ERROR`' }),
     ...sessionGuardEnds({
       idle: TURN_IN_PROGRESS,
       limit: TURN_IN_PROGRESS,

@@ -23,7 +23,7 @@ import { COMPAT_HANDSHAKE_REFUSALS } from '../../../handshake/handshake-refusals
 import { TRANSCRIPTION_MODEL } from '../../../../engines';
 import { CLOSE_REASONS as CLOSE_TEXTS } from './listen.connection';
 import { IGNORED_LISTEN_PARAMETERS, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from './listen.query';
-import { implicitStartFailures, sessionGuardEnds, sharedEnds } from '../../session-ends.asyncapi';
+import { sessionGuardEnds, sharedEnds } from '../../session-ends.asyncapi';
 
 const flag = (description: string): JsonSchema => oneOfValues(['true', 'false'], description);
 const channel = { channel: array(int(), '`[0, 1]`: channel 0 of 1.') };
@@ -154,8 +154,9 @@ export const LISTEN_ASYNCAPI: SocketDialectDoc = {
       shutdown: '`Metadata`',
       engineFailed: '`Metadata`',
       dropped: '-',
+      noCapacity: '-',
+      startFailed: '-',
     }),
-    ...implicitStartFailures({ capacity: '-', failure: '-' }),
     ...sessionGuardEnds({ idle: '`Metadata`', limit: '`Metadata`', fault: '`Metadata`' }),
   ],
   schemas: SCHEMAS,
