@@ -280,9 +280,11 @@ export class ConversationSession<V extends object> implements EventRenderer {
 
   /** Effects met while rendering a session event: their events are that event's, delivered now. */
   private perform(effects: readonly ConversationEffect[]): null {
-    if (effects.length > 0) this.carryOut(effects, (output) => this.deliver(output));
+    if (effects.length > 0) this.carryOut(effects, this.deliverNow);
     return null;
   }
+
+  private readonly deliverNow = (output: ConversationOutput<V>): void => this.deliver(output);
 
   /** Carries out the engine requests and hands on the events, in order. */
   private carryOut(effects: readonly ConversationEffect[], push: (output: ConversationOutput<V>) => void): void {
