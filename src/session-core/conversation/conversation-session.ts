@@ -20,7 +20,8 @@ import { errorText } from '../runtime/runtime-support';
 import { ConversationIdleTimer } from './conversation-idle-timer';
 import type { ConversationEffect } from './conversation-effects';
 import { ConversationModel } from './conversation.model';
-import type { ConversationSettings } from './conversation.types';
+import type { ConversationSettings, ResponseOptions } from './conversation.types';
+import type { ConversationLimits } from './context-budget';
 import { idleTimedOut } from './idle-timeout';
 import type {
   ConnectionRole,
@@ -48,6 +49,8 @@ export interface ConversationSessionOptions<V extends object> extends Omit<
     readonly refusal: ConversationRefusal | null;
   } | null;
   readonly refusals: ConversationRefusals<V>;
+  /** The context budget and what the session keeps (CONVERSATION_CONTEXT_TOKENS, CONVERSATION_RETAINED_CHARS). */
+  readonly conversationLimits?: ConversationLimits;
 }
 
 /** The requests the session handles itself rather than the runtime (session_update goes on to it). */
@@ -78,14 +81,15 @@ export class ConversationSession<V extends object> implements EventRenderer {
   private asked: ConversationSettingsChange<V> | null = null;
 
   constructor(options: ConversationSessionOptions<V>) {
-    const { config, view, secret, refusals, ...runtimeOptions } = options;
+    const { config, view, secret, refusals, conversationLimits, ...runtimeOptions } = options;
     const capabilities = options.engine.conversation;
     this.tools = capabilities?.tools === true;
     this.refusals = refusals;
     this.view = view;
     this.logger = options.logger;
     this.hardBacklogBytes = options.tuning?.hardBacklogBytes ?? DEFAULT_RUNTIME_TUNING.hardBacklogBytes;
-    this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
+    const prefix = options.sessionId.replace(/^sess_/, '');
+    this.model = new ConversationModel(prefix, capabilities?.responses === true, conversationLimits);
     if (config.turnDetection === null || config.createResponse === false) this.model.settings.createResponse = false;
     this.idle = new ConversationIdleTimer(runtimeOptions.clock ?? systemClock, (segment, silenceMs) => {
       try {
@@ -98,18 +102,7 @@ export class ConversationSession<V extends object> implements EventRenderer {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
     }
-    // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
-    const store = runtimeOptions.store;
-    this.runtime = new SessionRuntime({
-      ...runtimeOptions,
-      store: {
-        activate: (sessionId, activation) => store.activate(sessionId, activation),
-        close: (sessionId, closing) => store.close(sessionId, { ...closing, tokens: this.model.reportedTokens }),
-        reconfigure: store.reconfigure && ((sessionId, changed) => store.reconfigure!(sessionId, changed)),
-      },
-      transport: this.runtimeTransport(),
-      renderer: this,
-    });
+    this.runtime = new SessionRuntime({ ...runtimeOptions, transport: this.runtimeTransport(), renderer: this });
     this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
     if (secret?.refusal) this.runtime.handle({ type: 'reject', ...secret.refusal });
     // Connections still attached when the session has ended are closed with it.
@@ -226,7 +219,7 @@ export class ConversationSession<V extends object> implements EventRenderer {
         if (!this.tools && (request.options.tools?.length ?? 0) > 0) {
           return this.refuse(this.refusals.tools('response'), request.clientEventId);
         }
-        return this.send(this.model.createResponse(request.options, request.clientEventId));
+        return this.respond(request.options, request.clientEventId);
       case 'response_cancel':
         return this.send(this.model.cancelResponse(request.responseId, request.clientEventId));
       case 'append':
@@ -258,6 +251,13 @@ export class ConversationSession<V extends object> implements EventRenderer {
       param: 'session.audio.input.turn_detection',
       ...ids,
     });
+  }
+
+  /** A client's response.create, within the session's response rate (runtime guards). */
+  private respond(options: ResponseOptions, clientEventId?: string): void {
+    const limited = this.runtime.refuseResponse();
+    if (limited === null) return this.send(this.model.createResponse(options, clientEventId));
+    this.refuse({ ...limited, param: null }, clientEventId);
   }
 
   private takeAsked(change: ConversationSettingsChange<V>): void {
@@ -307,6 +307,9 @@ export class ConversationSession<V extends object> implements EventRenderer {
         }
         case 'cancel':
           this.runtime.cancelResponse(effect.responseId);
+          break;
+        case 'bill':
+          this.runtime.meterText({ input: effect.tokens.inputTokens, output: effect.tokens.outputTokens });
           break;
       }
     }

@@ -11,7 +11,9 @@ import {
   type ConnectionRole,
   type ConversationConnection,
   type ConversationOutput,
+  type ConversationLimits,
   type ConversationRefusals,
+  type SecretConversation,
   type SessionConfig,
   type SessionRuntime,
   type SessionRuntimeOptions,
@@ -32,15 +34,17 @@ export interface ConversationConnectionOptions extends Omit<SessionRuntimeOption
   readonly engine: SpeechEngine;
   readonly aliases: ReadonlyMap<string, string>;
   readonly maxMessageBytes?: number;
+  /** The context budget and what the session keeps (CONVERSATION_CONTEXT_TOKENS, CONVERSATION_RETAINED_CHARS). */
+  readonly conversationLimits?: ConversationLimits;
   /** The settings the session's client secret carries (see secretSettings). */
-  readonly realtimeSession?: Record<string, unknown> | null;
+  readonly secretConversation?: SecretConversation | null;
 }
 
 export type RealtimeConversation = ConversationSession<ConversationView>;
 
 /** Starts a conversation session on the connection that carries its media. */
 export function openRealtimeConversation(options: ConversationConnectionOptions): RealtimeConversationConnection {
-  const { config, engine, aliases, maxMessageBytes, realtimeSession, transport, ...runtimeOptions } = options;
+  const { config, engine, aliases, maxMessageBytes, secretConversation, transport, ...runtimeOptions } = options;
   const served = servedConfig(config, engine.conversation?.responses === true);
   const callsTools = engine.conversation?.tools === true;
   const session = new ConversationSession<ConversationView>({
@@ -48,7 +52,7 @@ export function openRealtimeConversation(options: ConversationConnectionOptions)
     engine,
     config: served,
     view: startingView(served),
-    secret: realtimeSession ? secretSettings(realtimeSession, config.model, aliases, callsTools) : null,
+    secret: secretConversation ? secretSettings(secretConversation, config.model, callsTools) : null,
     refusals: realtimeRefusals(config.model),
   });
   const context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
