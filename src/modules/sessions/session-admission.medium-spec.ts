@@ -1,9 +1,8 @@
 import { newId, sha256Hex } from '../../platform/ids';
 import { databaseTargets } from '../../../test/support/test-database';
-import { MediumModule, mediumModule } from '../../../test/support/medium';
+import type { MediumModule } from '../../../test/support/medium';
+import { sessionsMedium } from '../../../test/support/sessions-medium';
 import { insertProject } from '../../../test/support/medium-fixtures';
-import { ENGINE_REGISTRY } from '../../engines';
-import { SessionsModule } from './sessions.module';
 
 interface Row {
   o_index: number;
@@ -66,12 +65,7 @@ describe.each(databaseTargets())('session admission on %s', (target) => {
     );
 
   beforeAll(async () => {
-    t = await mediumModule(target, {
-      imports: [SessionsModule],
-      env: { SESSION_REAPER_INTERVAL_SECONDS: '0' },
-      // The catalog's capacity figures come from the engines, which no admission asks.
-      globals: [{ provide: ENGINE_REGISTRY, useValue: {} }],
-    });
+    t = await sessionsMedium(target);
   });
   afterAll(() => t?.close());
 

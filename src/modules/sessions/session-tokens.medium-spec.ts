@@ -1,9 +1,8 @@
 import { databaseTargets } from '../../../test/support/test-database';
-import { MediumModule, mediumModule } from '../../../test/support/medium';
+import type { MediumModule } from '../../../test/support/medium';
+import { sessionsMedium } from '../../../test/support/sessions-medium';
 import { insertProject } from '../../../test/support/medium-fixtures';
-import { ENGINE_REGISTRY } from '../../engines';
 import { newSessionId } from './session-id';
-import { SessionsModule } from './sessions.module';
 import { SessionsService } from './sessions.service';
 import type { SessionAudioConfig } from './entities/session.entity';
 
@@ -28,11 +27,7 @@ describe.each(databaseTargets())('session token totals on %s', (target) => {
   let principal: { kind: 'api_key'; projectId: string; apiKeyId: string };
 
   beforeAll(async () => {
-    t = await mediumModule(target, {
-      imports: [SessionsModule],
-      env: { SESSION_REAPER_INTERVAL_SECONDS: '0' },
-      globals: [{ provide: ENGINE_REGISTRY, useValue: {} }],
-    });
+    t = await sessionsMedium(target);
     sessions = t.get(SessionsService);
     const { projectId, keyId } = await insertProject(t.dataSource);
     principal = { kind: 'api_key', projectId, apiKeyId: keyId };

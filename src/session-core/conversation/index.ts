@@ -1,4 +1,4 @@
-/** Conversation sessions' pure state: items, responses, settings (used by the Realtime dialect). */
+/** Conversation sessions: the pure state (items, responses, settings) and the session that joins it to the runtime. */
 export { ConversationModel } from './conversation.model';
 export type { ConversationEffect } from './conversation-effects';
 export { MAX_CONVERSATION_ITEMS } from './conversation-items';
@@ -9,5 +9,7 @@ export {
   type ConversationLimits,
   type FittedContext,
 } from './context-budget';
-export { IdleTimeout, idleTimedOut, type SilentSegment } from './idle-timeout';
+export type { SilentSegment } from './idle-timeout';
+export { ConversationSession, type ConversationSessionOptions } from './conversation-session';
+export type * from './conversation-connection';
 export * from './conversation.types';

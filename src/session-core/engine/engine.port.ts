@@ -4,6 +4,7 @@
  * Every socket dialect drives an engine stream through this interface only, so the kinds of engine are
  * interchangeable.
  */
+import type { TranscriptDelta, TranscriptWord } from '../model/transcript';
 
 /** Audio facts shared by every session: mono pcm16 little-endian, 24 kHz, 80 ms frames. */
 export const SAMPLE_RATE = 24_000;
@@ -78,42 +79,17 @@ export type EngineEvent =
       hypothesisMs?: number;
       hypothesisFinal?: boolean;
     }
-  | {
-      type: 'input_transcript';
-      itemId: string;
-      /** Text added since the previous delta of this item (may be empty on the final one). */
-      delta: string;
-      startMs: number;
-      endMs: number;
-      /** true once the item's transcript is final; `transcript` is then the whole text. */
-      done: boolean;
-      transcript?: string;
-      confidence?: number;
-      words?: EngineWord[];
-    }
+  | (TranscriptDelta & { type: 'input_transcript'; confidence?: number; words?: EngineWord[] })
   | { type: 'response_started'; itemId: string }
-  | {
-      type: 'output_transcript';
-      itemId: string;
-      delta: string;
-      /** Offset of the words within the response's audio, in ms. */
-      startMs: number;
-      endMs: number;
-      done: boolean;
-      transcript?: string;
-    }
+  /** Its offsets are the words' within the response's audio, in ms. */
+  | (TranscriptDelta & { type: 'output_transcript' })
   /** A chunk of the response's speech: pcm16 24 kHz, any whole number of samples. */
   | { type: 'output_audio'; itemId: string; pcm: Buffer }
   | { type: 'response_done'; itemId: string; interrupted: boolean }
   /** `fatal`: the stream cannot go on (e.g. no worker left); the session ends as engine_unavailable. */
   | { type: 'error'; code: string; message: string; fatal?: boolean };
 
-export interface EngineWord {
-  word: string;
-  startMs: number;
-  endMs: number;
-  confidence: number;
-}
+export type EngineWord = TranscriptWord;
 
 export type EngineEventSink = (event: EngineEvent) => void;
 

@@ -45,7 +45,9 @@ export type Effect =
   /** Close the engine stream and open one with this configuration, then call engineReopened(). */
   | { readonly kind: 'reopen_engine'; readonly config: SessionConfig }
   /** A frame the dialect made itself (never produced by the machine): sent in order with the rest. */
-  | { readonly kind: 'dialect_frame'; readonly frame: string | Buffer };
+  | { readonly kind: 'dialect_frame'; readonly frame: string | Buffer }
+  /** A dialect's own delivery (a conversation's events to its connections): run in order with the rest. */
+  | { readonly kind: 'dialect_call'; readonly work: () => void };
 
 export type EffectKind = Effect['kind'];
 

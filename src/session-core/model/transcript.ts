@@ -1,12 +1,16 @@
 /**
- * The one transcript shape and word type. Engines report transcripts in this shape (their contract
- * spells it out, since engines may not import the session core), the session passes them on as
- * events and effects, and each dialect renders them in its own words.
+ * The one transcript shape and word type. Engines report transcripts in this shape (the engine
+ * port's events are made of it), the session passes them on as events and effects, and each
+ * dialect renders them in its own words.
  */
-import type { EngineWord } from '../engine/engine.port';
 
 /** A recognised word: integer ms on the input-audio timeline, confidence 0..1. */
-export type TranscriptWord = EngineWord;
+export interface TranscriptWord {
+  word: string;
+  startMs: number;
+  endMs: number;
+  confidence: number;
+}
 
 /** A piece of one item's transcript. */
 export interface TranscriptDelta {

@@ -6,10 +6,10 @@ import { EngineCapacityError, FRAME_BYTES, type TurnDetectionConfig } from '../e
 import { closeOutcome } from '../model/close-causes';
 import type { ActivationResult, EventRenderer, SessionStorePort } from './ports';
 import type { ServerEvent } from '../model/session.events';
-import { SessionRuntime } from './session.runtime';
 import type { SessionConfig } from '../model/session.types';
-import { FakeClock, settle } from '../testing/fake-clock';
-import { FakeEngine, FakeMeter, FakeStore, FakeTransport, Gate, JsonRenderer } from '../testing/fakes';
+import { settle } from '../testing/fake-clock';
+import { FakeEngine, FakeStore, Gate, JsonRenderer } from '../testing/fakes';
+import { runtimeOnFakes } from '../testing/runtime-on-fakes';
 
 const VAD: TurnDetectionConfig = { type: 'server_vad', threshold: 0.5, silenceDurationMs: 500, prefixPaddingMs: 300 };
 const CONFIG: SessionConfig = {
@@ -32,22 +32,7 @@ class ReconfiguringStore extends FakeStore implements SessionStorePort {
 }
 
 function setup(renderer: EventRenderer = new JsonRenderer()) {
-  const clock = new FakeClock();
-  const engine = new FakeEngine();
-  const store = new ReconfiguringStore();
-  const transport = new FakeTransport();
-  const logged: string[] = [];
-  const runtime = new SessionRuntime({
-    sessionId: 'sess_1',
-    engine,
-    store,
-    meter: new FakeMeter(store.log),
-    transport,
-    renderer,
-    clock,
-    logger: { warn: (m) => logged.push(m), error: (m) => logged.push(m) },
-  });
-  return { clock, engine, store, transport, runtime, logged };
+  return runtimeOnFakes({ engine: new FakeEngine(), store: new ReconfiguringStore(), renderer });
 }
 
 async function started(renderer?: EventRenderer) {

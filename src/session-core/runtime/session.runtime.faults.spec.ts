@@ -1,11 +1,10 @@
 import { FRAME_BYTES } from '../engine/engine.port';
-import type { LoggerPort } from './ports';
 import type { RuntimeTuning } from './runtime-options';
-import { SessionRuntime } from './session.runtime';
 import type { SessionLimits } from '../model/session.types';
 import { DEFAULT_VAD } from '../model/defaults';
-import { FakeClock, settle } from '../testing/fake-clock';
-import { FakeEngine, FakeMeter, FakeStore, FakeTransport, Gate, JsonRenderer } from '../testing/fakes';
+import { settle } from '../testing/fake-clock';
+import { FakeEngine, FakeStore, FakeTransport, Gate, JsonRenderer } from '../testing/fakes';
+import { runtimeOnFakes, unhandledRejections } from '../testing/runtime-on-fakes';
 import { LIVE_CONFIG } from '../testing/live-config';
 
 /** Counts the engine opens in flight at once: a session must never reopen twice over itself. */
@@ -26,26 +25,11 @@ class CountingEngine extends FakeEngine {
 }
 
 function setup(limits: Partial<SessionLimits> = {}, tuning: Partial<RuntimeTuning> = {}) {
-  const clock = new FakeClock();
-  const engine = new CountingEngine();
-  const store = new FakeStore();
-  const transport = new FakeTransport();
-  const logged: string[] = [];
-  const logger: LoggerPort = { warn: (m) => logged.push(m), error: (m) => logged.push(m) };
   const renderer = new JsonRenderer();
-  const runtime = new SessionRuntime({
-    sessionId: 'sess_1',
-    engine,
-    store,
-    meter: new FakeMeter(store.log),
-    transport,
+  return {
+    ...runtimeOnFakes({ engine: new CountingEngine(), store: new FakeStore(), renderer, limits, tuning }),
     renderer,
-    clock,
-    logger,
-    limits,
-    tuning,
-  });
-  return { clock, engine, store, transport, runtime, logged, renderer };
+  };
 }
 
 async function started(limits: Partial<SessionLimits> = {}, tuning: Partial<RuntimeTuning> = {}) {
@@ -68,15 +52,7 @@ const errorsOf = (transport: FakeTransport) =>
   transport.events.filter((e) => e.type === 'error').map((e) => (e.error as { code: string }).code);
 
 describe('SessionRuntime: a burst of updates (each reopens the engine)', () => {
-  let rejections: unknown[];
-  const onRejection = (reason: unknown) => rejections.push(reason);
-  beforeEach(() => {
-    rejections = [];
-    process.on('unhandledRejection', onRejection);
-  });
-  afterEach(() => {
-    process.off('unhandledRejection', onRejection);
-  });
+  const rejections = unhandledRejections();
 
   it('reopens one at a time and acknowledges every update in order', async () => {
     const { engine, transport, runtime } = await started({ controlBurst: 1000 });

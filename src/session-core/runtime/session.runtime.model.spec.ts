@@ -5,7 +5,8 @@ import { SessionRuntime } from './session.runtime';
 import { DEFAULT_VAD } from '../model/defaults';
 import type { SessionCommand } from '../model/session.commands';
 import { FakeClock, settle } from '../testing/fake-clock';
-import { FakeEngine, FakeMeter, FakeStore, FakeStream, FakeTransport, Gate, JsonRenderer } from '../testing/fakes';
+import { FakeEngine, FakeMeter, FakeStore, FakeStream, FakeTransport, Gate } from '../testing/fakes';
+import { runtimeOnFakes, unhandledRejections } from '../testing/runtime-on-fakes';
 import { LIVE_CONFIG } from '../testing/live-config';
 
 /**
@@ -281,19 +282,10 @@ async function quiesce(r: Real): Promise<void> {
 }
 
 function setup(): { model: Model; real: Real } {
-  const clock = new FakeClock();
-  const engine = new GatedEngine();
-  const store = new ScriptedStore();
-  const meter = new FakeMeter(store.log);
-  const transport = new FakeTransport();
-  const runtime = new SessionRuntime({
+  const { runtime, engine, store, meter, transport, clock } = runtimeOnFakes({
     sessionId: 'sess_model',
-    engine,
-    store,
-    meter,
-    transport,
-    renderer: new JsonRenderer(),
-    clock,
+    engine: new GatedEngine(),
+    store: new ScriptedStore(),
     limits: { idleTimeoutMs: 30_000, maxSessionMs: 120_000, controlBurst: 1000 },
     tuning: { maxHeldEvents: MAX_HELD, engineCloseTimeoutMs: ENGINE_CLOSE_TIMEOUT_MS, meterRetryDelaysMs: [10] },
   });
@@ -301,15 +293,7 @@ function setup(): { model: Model; real: Real } {
 }
 
 describe('SessionRuntime against a model of its orderings', () => {
-  let rejections: unknown[];
-  const onRejection = (reason: unknown) => rejections.push(reason);
-  beforeEach(() => {
-    rejections = [];
-    process.on('unhandledRejection', onRejection);
-  });
-  afterEach(() => {
-    process.off('unhandledRejection', onRejection);
-  });
+  const rejections = unhandledRejections();
 
   it(`holds its invariants over ${RUNS} random command sequences`, async () => {
     await fc.assert(

@@ -1,35 +1,16 @@
 import { EngineCapacityError, FRAME_BYTES } from '../engine/engine.port';
-import type { ActivationResult, LoggerPort } from './ports';
+import type { ActivationResult } from './ports';
 import type { RuntimeTuning } from './runtime-options';
-import { SessionRuntime } from './session.runtime';
 import type { SessionLimits } from '../model/session.types';
-import { FakeClock, settle } from '../testing/fake-clock';
-import { FakeEngine, FakeMeter, FakeStore, FakeTransport, Gate, JsonRenderer } from '../testing/fakes';
+import { settle } from '../testing/fake-clock';
+import { FakeEngine, FakeStore, Gate } from '../testing/fakes';
+import { runtimeOnFakes } from '../testing/runtime-on-fakes';
 import { LIVE_CONFIG } from '../testing/live-config';
 
 const CONFIG = LIVE_CONFIG;
 
 function setup(limits: Partial<SessionLimits> = {}, tuning: Partial<RuntimeTuning> = {}) {
-  const clock = new FakeClock();
-  const engine = new FakeEngine();
-  const store = new FakeStore();
-  const meter = new FakeMeter(store.log);
-  const transport = new FakeTransport();
-  const logged: string[] = [];
-  const logger: LoggerPort = { warn: (m) => logged.push(m), error: (m) => logged.push(m) };
-  const runtime = new SessionRuntime({
-    sessionId: 'sess_1',
-    engine,
-    store,
-    meter,
-    transport,
-    renderer: new JsonRenderer(),
-    clock,
-    logger,
-    limits,
-    tuning,
-  });
-  return { clock, engine, store, meter, transport, runtime, logged };
+  return runtimeOnFakes({ engine: new FakeEngine(), store: new FakeStore(), limits, tuning });
 }
 
 async function startedSetup(limits: Partial<SessionLimits> = {}, tuning: Partial<RuntimeTuning> = {}) {

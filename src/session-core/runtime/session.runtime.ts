@@ -148,6 +148,11 @@ export class SessionRuntime {
     this.run([{ kind: 'dialect_frame', frame }]);
   }
 
+  /** A dialect's own work (a conversation's delivery) after the effects in flight; skipped once the socket closed. */
+  afterEffects(work: () => void): void {
+    this.run([{ kind: 'dialect_call', work }]);
+  }
+
   /**
    * The client closed the socket cleanly (1000): for the Realtime and Deepgram dialects that is the
    * end it asked for (`close_requested`), taken in order after the commands still held.
@@ -238,6 +243,9 @@ export class SessionRuntime {
         return this.guards.background(this.reopenEngine(effect.config), 'engine reopen');
       case 'dialect_frame':
         return this.sendFrame(effect.frame);
+      case 'dialect_call':
+        if (this.transportOpen) effect.work();
+        return;
     }
   }
 

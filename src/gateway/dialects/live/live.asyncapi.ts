@@ -37,7 +37,7 @@ import {
 } from './live.asyncapi.schemas';
 import { START_TIMEOUT_MS } from '../../connection/socket-limits';
 import { LIVE_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
-import { sessionGuardEnds } from '../session-guards.asyncapi';
+import { sessionGuardEnds, sharedEnds } from '../session-ends.asyncapi';
 
 /** One entry per event type, whose payload lists exactly the event's fields: checked by the compiler. */
 type Documented<Event extends { type: string }> = {
@@ -172,6 +172,9 @@ const SERVER: Documented<LiveServerEvent> = {
   },
 };
 
+/** What a live client hears last on every end it can still be told of. */
+const CLOSED = '`session.closed`';
+
 export const LIVE_ASYNCAPI: SocketDialectDoc = {
   id: 'live',
   address: LIVE_PATH,
@@ -206,26 +209,24 @@ export const LIVE_ASYNCAPI: SocketDialectDoc = {
     },
   },
   sessionEnds: [
-    { how: '`session.close`', cause: { kind: 'client' }, lastMessages: '`session.closed`' },
+    { how: '`session.close`', cause: { kind: 'client' }, lastMessages: CLOSED },
     {
       how: 'after `session.start`, the client closes the socket (1000, 1001 or no code)',
       cause: { kind: 'client' },
       lastMessages: '-',
     },
-    { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`session.closed`' },
-    { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: '`session.closed`' },
-    {
-      how: 'the client stops reading (4 MiB unsent)',
-      cause: { kind: 'client_not_reading' },
-      lastMessages: '`session.closed`',
-    },
-    { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`session.closed`' },
-    { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`session.closed`' },
-    { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
+    ...sharedEnds({
+      expired: CLOSED,
+      deleted: CLOSED,
+      notReading: CLOSED,
+      shutdown: CLOSED,
+      engineFailed: CLOSED,
+      dropped: '-',
+    }),
     ...sessionGuardEnds({
-      idle: '`session.closed`',
-      limit: '`error` `rate_limit_exceeded`, `session.closed`',
-      fault: '`error` `internal_error`, `session.closed`',
+      idle: CLOSED,
+      limit: `\`error\` \`rate_limit_exceeded\`, ${CLOSED}`,
+      fault: `\`error\` \`internal_error\`, ${CLOSED}`,
     }),
   ],
   schemas: LIVE_SCHEMAS,

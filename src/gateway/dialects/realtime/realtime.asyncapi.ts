@@ -23,8 +23,7 @@ import {
 import { COMPAT_HANDSHAKE_REFUSALS } from '../../handshake/handshake-refusals.asyncapi';
 import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../engines';
 import { OPENAI_TRANSCRIPTION_MODELS } from './realtime.session-update';
-import { implicitStartFailures } from '../implicit-start.asyncapi';
-import { sessionGuardEnds } from '../session-guards.asyncapi';
+import { sessionGuardEnds, sharedEnds } from '../session-ends.asyncapi';
 
 export const REALTIME_ERROR_CODES = [
   'invalid_json',
@@ -236,36 +235,19 @@ export const REALTIME_SESSION_ENDS: readonly SessionEndDoc[] = [
     cause: { kind: 'client' },
     lastMessages: '-',
   },
-  {
-    how: 'the socket drops (no close handshake, or an error code)',
-    cause: { kind: 'transport_lost' },
-    lastMessages: '-',
-  },
-  { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: '`error` `session_expired`' },
-  { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`error` `session_deleted`' },
-  {
-    how: 'the API key behind the session is revoked',
-    cause: { kind: 'key_revoked' },
-    lastMessages: '`error` `key_revoked`',
-  },
-  {
-    how: 'the client stops reading (4 MiB unsent)',
-    cause: { kind: 'client_not_reading' },
-    lastMessages: '`error` `client_not_reading`',
-  },
-  {
-    how: 'no answer to the server’s pings',
-    cause: { kind: 'keepalive_timeout' },
-    lastMessages: '-',
-  },
-  { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`error` `server_shutdown`' },
-  { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`error` `engine_failed`' },
-  {
-    how: 'no worker left for a remote engine',
-    cause: { kind: 'engine_unavailable', message: '' },
-    lastMessages: '`error` `engine_error`, then `error` `engine_unavailable`',
-  },
-  ...implicitStartFailures({ capacity: '`error` `capacity_exhausted`', failure: '`error` `internal_error`' }),
+  ...sharedEnds({
+    expired: '`error` `session_expired`',
+    deleted: '`error` `session_deleted`',
+    keyRevoked: '`error` `key_revoked`',
+    notReading: '`error` `client_not_reading`',
+    unanswered: '-',
+    shutdown: '`error` `server_shutdown`',
+    engineFailed: '`error` `engine_failed`',
+    noWorker: '`error` `engine_error`, then `error` `engine_unavailable`',
+    dropped: '-',
+    noCapacity: '`error` `capacity_exhausted`',
+    startFailed: '`error` `internal_error`',
+  }),
   ...sessionGuardEnds({
     idle: '`error` `idle_timeout`',
     limit: '`error` `rate_limit_exceeded`',

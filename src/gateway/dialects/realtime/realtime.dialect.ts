@@ -5,7 +5,7 @@ import { wsTransport } from '../../connection/ws-transport';
 import { REALTIME_ASYNCAPI } from './realtime.asyncapi';
 import { RealtimeConnection } from './realtime.connection';
 import { REALTIME_CONVERSATION_ASYNCAPI } from './conversation/conversation.asyncapi';
-import { RealtimeConversationConnection } from './conversation/conversation.connection';
+import { openRealtimeConversation } from './conversation/conversation.connection';
 import { conversationConfig } from './conversation/conversation.start';
 import { parseConversationFrame } from './conversation/conversation.protocol';
 import { parseRealtimeFrame, REALTIME_MAX_MESSAGE_BYTES } from './realtime.protocol';
@@ -33,7 +33,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
     lock ?? (query.type === 'live' ? conversationConfig(query.model) : DEFAULT_TRANSCRIPTION_CONFIG),
   connect: ({ ws, config, query, secretConversation, runtime, conversation, engines, models }) =>
     config!.type === 'live'
-      ? new RealtimeConversationConnection({
+      ? openRealtimeConversation({
           ...runtime,
           config: { ...config!, conversation: true },
           engine: engines.for(config!.model),

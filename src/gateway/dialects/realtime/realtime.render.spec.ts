@@ -1,5 +1,6 @@
 import type { ServerEvent } from '../../../session-core/model/session.events';
 import type { SessionDescriptor } from '../../../session-core/model/session.types';
+import { finalTranscript, transcriptDelta } from '../../../session-core/testing/transcript-events';
 import { RealtimeRenderer } from './realtime.render';
 
 const SESSION: SessionDescriptor = {
@@ -39,23 +40,9 @@ function renderAll(renderer: RealtimeRenderer, events: ServerEvent[]): Record<st
   });
 }
 
-const delta = (itemId: string, text: string, startMs = 0): ServerEvent => ({
-  type: 'input_transcript',
-  itemId,
-  delta: text,
-  startMs,
-  endMs: startMs + 400,
-  done: false,
-});
-const final = (itemId: string, transcript: string, startMs = 0, endMs = 1200): ServerEvent => ({
-  type: 'input_transcript',
-  itemId,
-  delta: '',
-  startMs,
-  endMs,
-  done: true,
-  transcript,
-});
+const delta = (itemId: string, text: string, startMs = 0) => transcriptDelta(itemId, text, startMs, startMs + 400);
+const final = (itemId: string, transcript: string, startMs = 0, endMs = 1200) =>
+  finalTranscript(itemId, transcript, startMs, endMs);
 const closed = (detail: string): ServerEvent => ({
   type: 'closed',
   reason: detail === 'client_requested' ? 'close_requested' : 'expired',

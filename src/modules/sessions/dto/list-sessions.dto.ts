@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { MAX_UNIX_SECONDS, StrictInt } from '../../../platform/validation/strict-int';
+import { OptionalUnixSeconds, StrictInt } from '../../../platform/validation/strict-int';
 import { SESSION_STATUSES, type SessionStatus } from '../entities/session.entity';
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
@@ -8,20 +8,10 @@ import { SESSION_STATUSES, type SessionStatus } from '../entities/session.entity
 
 export class ListSessionsQueryDto {
   /** Unix seconds, inclusive: sessions created at or after. */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_UNIX_SECONDS })
-  @IsOptional()
-  @StrictInt()
-  @Max(MAX_UNIX_SECONDS)
-  @Min(0)
-  @IsInt()
+  @OptionalUnixSeconds()
   from?: number;
   /** Unix seconds, exclusive: sessions created before. */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_UNIX_SECONDS })
-  @IsOptional()
-  @StrictInt()
-  @Max(MAX_UNIX_SECONDS)
-  @Min(0)
-  @IsInt()
+  @OptionalUnixSeconds()
   to?: number;
   /** Only sessions in this state (a pending session whose secret lapsed counts as `expired`). */
   @ApiPropertyOptional({ enum: SESSION_STATUSES, enumName: 'SessionStatus' })

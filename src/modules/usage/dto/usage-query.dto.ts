@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
-import { MAX_UNIX_SECONDS, StrictInt } from '../../../platform/validation/strict-int';
+import { IsIn, IsOptional, registerDecorator, ValidationArguments } from 'class-validator';
+import { OptionalUnixSeconds } from '../../../platform/validation/strict-int';
 
 export const USAGE_GROUPINGS = ['day', 'model'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
@@ -25,22 +25,12 @@ function NotBeforeFrom(): PropertyDecorator {
 /** A half-open time range: events recorded at or after `from` and before `to`. */
 export class UsageRangeQueryDto {
   /** Start of the range, Unix seconds, inclusive. Default: 0 (all history). */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_UNIX_SECONDS })
-  @IsOptional()
-  @StrictInt()
-  @Max(MAX_UNIX_SECONDS)
-  @Min(0)
-  @IsInt() // decorators register bottom-up, and the 422 reports a field's first failure: the type first
+  @OptionalUnixSeconds()
   from?: number;
 
   /** End of the range, Unix seconds, exclusive. Default: the current second + 1 (everything so far). */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_UNIX_SECONDS })
-  @IsOptional()
-  @StrictInt()
   @NotBeforeFrom()
-  @Max(MAX_UNIX_SECONDS)
-  @Min(0)
-  @IsInt()
+  @OptionalUnixSeconds()
   to?: number;
 }
 

@@ -24,8 +24,7 @@ import { TRANSCRIPTION_MODEL } from '../../../../engines';
 import { CLOSE_REASONS as CLOSE_TEXTS } from '../listen/listen.connection';
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from '../listen/listen.query';
 import { EAGER_EOT_THRESHOLD, EOT_THRESHOLD, EOT_TIMEOUT_MS, FLUX_MODEL_ALIASES } from './flux.query';
-import { implicitStartFailures } from '../../implicit-start.asyncapi';
-import { sessionGuardEnds } from '../../session-guards.asyncapi';
+import { sessionGuardEnds, sharedEnds } from '../../session-ends.asyncapi';
 
 /**
  * `Error` codes: the connection's own for an undecodable message, and the session core's server
@@ -183,6 +182,9 @@ const SERVER: Record<string, MessageDoc> = {
   },
 };
 
+/** What a Flux client hears last on most ends. */
+const TURN_IN_PROGRESS = '`EndOfTurn` of a turn in progress';
+
 export const FLUX_ASYNCAPI: SocketDialectDoc = {
   id: 'flux',
   address: '/v2/listen',
@@ -210,36 +212,27 @@ export const FLUX_ASYNCAPI: SocketDialectDoc = {
   clientMessages: CLIENT,
   serverMessages: SERVER,
   sessionEnds: [
-    { how: '`CloseStream`', cause: { kind: 'client' }, lastMessages: '`EndOfTurn` of a turn in progress' },
+    { how: '`CloseStream`', cause: { kind: 'client' }, lastMessages: TURN_IN_PROGRESS },
     { how: 'the client closes the socket (1000, 1001 or no code)', cause: { kind: 'client' }, lastMessages: '-' },
-    { how: 'no frame at all for 10 s', cause: { kind: 'idle' }, lastMessages: '`EndOfTurn` of a turn in progress' },
-    {
-      how: '`MAX_SESSION_SECONDS` reached',
-      cause: { kind: 'expired' },
-      lastMessages: '`EndOfTurn` of a turn in progress',
-    },
-    {
-      how: '`DELETE /v1/sessions/{id}`',
-      cause: { kind: 'deleted' },
-      lastMessages: '`EndOfTurn` of a turn in progress',
-    },
+    { how: 'no frame at all for 10 s', cause: { kind: 'idle' }, lastMessages: TURN_IN_PROGRESS },
     {
       how: 'an undecodable text message',
       cause: { kind: 'invalid_input' },
       lastMessages: '`Error` `UNPARSABLE_CLIENT_MESSAGE`, `EndOfTurn` of a turn in progress',
     },
-    { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`EndOfTurn` of a turn in progress' },
-    { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '-' },
-    {
-      how: 'the engine reports a fatal error (a remote engine with no worker left)',
-      cause: { kind: 'engine_unavailable', message: '' },
-      lastMessages: '`Error` `ENGINE_ERROR`',
-    },
-    { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
-    ...implicitStartFailures({ capacity: '`Error` `CAPACITY_EXHAUSTED`', failure: '`Error` `INTERNAL_ERROR`' }),
+    ...sharedEnds({
+      expired: TURN_IN_PROGRESS,
+      deleted: TURN_IN_PROGRESS,
+      shutdown: TURN_IN_PROGRESS,
+      engineFailed: '-',
+      noWorker: '`Error` `ENGINE_ERROR`',
+      dropped: '-',
+      noCapacity: '`Error` `CAPACITY_EXHAUSTED`',
+      startFailed: '`Error` `INTERNAL_ERROR`',
+    }),
     ...sessionGuardEnds({
-      idle: '`EndOfTurn` of a turn in progress',
-      limit: '`EndOfTurn` of a turn in progress',
+      idle: TURN_IN_PROGRESS,
+      limit: TURN_IN_PROGRESS,
       fault: '`Error` `INTERNAL_ERROR`',
     }),
   ],

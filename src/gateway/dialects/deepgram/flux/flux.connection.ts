@@ -6,55 +6,34 @@
  * CloseStream ends the session: the last EndOfTurn, then close 1000. An undecodable message is an
  * Error, then close 1008. About 10 s without any frame ends the session as expired (idle_timeout).
  */
-import type { SessionRuntimeOptions, EndOfTurnSettings } from '../../../../session-core';
-import { SessionRuntime } from '../../../../session-core';
-import type { IdleWatch, SessionConfig } from '../../../../session-core';
+import type { EndOfTurnSettings } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
-import { ListenAudioInput } from '../shared/deepgram-audio';
+import { DeepgramConnection, type DeepgramConnectionOptions } from '../shared/deepgram-connection';
 import { parseFluxFrame, type FluxThresholds } from './flux.protocol';
 import { checkedThresholds, type FluxOptions } from './flux.query';
 import { FluxRenderer } from './flux.render';
-import { startWatchingIdle } from '../shared/idle-watch';
-import { isClientsOwnClose } from '../../../connection/client-close';
 
-export interface FluxConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
-  readonly config: SessionConfig;
+export interface FluxConnectionOptions extends DeepgramConnectionOptions {
   readonly flux: FluxOptions;
-  readonly idleMs?: number;
 }
 
-export class FluxConnection {
-  readonly runtime: SessionRuntime;
-  private readonly audio: ListenAudioInput;
-  private readonly renderer: FluxRenderer;
+export class FluxConnection extends DeepgramConnection<FluxRenderer> {
   private settings: EndOfTurnSettings;
   private keyterms: readonly string[];
   private heardSinceTurnEnd = false;
-  private readonly idle: IdleWatch;
 
   constructor(options: FluxConnectionOptions) {
-    const { config, flux, idleMs, ...runtimeOptions } = options;
-    this.settings = flux.endOfTurn;
-    this.keyterms = flux.keyterms;
-    this.audio = new ListenAudioInput(flux.sampleRate);
-    this.renderer = new FluxRenderer(options.sessionId);
-    this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
-    this.idle = startWatchingIdle(this.runtime, config, options.clock, idleMs);
+    super(options, options.flux.sampleRate, () => new FluxRenderer(options.sessionId));
+    this.settings = options.flux.endOfTurn;
+    this.keyterms = options.flux.keyterms;
   }
 
-  /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
-  onMessage(frame: ClientFrame, isBinary: boolean): void {
-    this.idle.seen();
+  protected receive(frame: ClientFrame, isBinary: boolean): void {
     const message = parseFluxFrame(frame, isBinary);
     switch (message.kind) {
-      case 'audio': {
-        const pcm = this.audio.push(message.bytes);
-        if (pcm.length > 0) {
-          this.heardSinceTurnEnd = true;
-          this.runtime.handle({ type: 'append', audio: pcm });
-        }
+      case 'audio':
+        if (this.append(message.bytes)) this.heardSinceTurnEnd = true;
         return;
-      }
       case 'configure':
         return this.configure(message.thresholds, message.keyterms);
       case 'configure_invalid':
@@ -72,13 +51,6 @@ export class FluxConnection {
         void this.runtime.end({ kind: 'invalid_input' });
         return;
     }
-  }
-
-  /** A client's close handshake is its end of the stream; a socket gone without one is a dropped connection. */
-  onClose(code: number): void {
-    this.idle.stop();
-    if (isClientsOwnClose(code)) this.runtime.clientClosed();
-    else this.runtime.transportClosed();
   }
 
   private configure(thresholds: FluxThresholds, keyterms: readonly string[] | null): void {

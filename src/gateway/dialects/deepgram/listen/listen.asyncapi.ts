@@ -23,8 +23,7 @@ import { COMPAT_HANDSHAKE_REFUSALS } from '../../../handshake/handshake-refusals
 import { TRANSCRIPTION_MODEL } from '../../../../engines';
 import { CLOSE_REASONS as CLOSE_TEXTS } from './listen.connection';
 import { IGNORED_LISTEN_PARAMETERS, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from './listen.query';
-import { implicitStartFailures } from '../../implicit-start.asyncapi';
-import { sessionGuardEnds } from '../../session-guards.asyncapi';
+import { sessionGuardEnds, sharedEnds } from '../../session-ends.asyncapi';
 
 const flag = (description: string): JsonSchema => oneOfValues(['true', 'false'], description);
 const channel = { channel: array(int(), '`[0, 1]`: channel 0 of 1.') };
@@ -148,13 +147,16 @@ export const LISTEN_ASYNCAPI: SocketDialectDoc = {
     { how: '`CloseStream` (or a 0-byte frame)', cause: { kind: 'client' }, lastMessages: 'last results, `Metadata`' },
     { how: 'the client closes the socket (1000, 1001 or no code)', cause: { kind: 'client' }, lastMessages: '-' },
     { how: 'no frame at all for 10 s', cause: { kind: 'idle' }, lastMessages: '`Metadata`' },
-    { how: '`MAX_SESSION_SECONDS` reached', cause: { kind: 'expired' }, lastMessages: 'last results, `Metadata`' },
-    { how: '`DELETE /v1/sessions/{id}`', cause: { kind: 'deleted' }, lastMessages: '`Metadata`' },
     { how: 'undecodable text', cause: { kind: 'invalid_input' }, lastMessages: '`Metadata`' },
-    { how: 'the instance shuts down', cause: { kind: 'shutdown' }, lastMessages: '`Metadata`' },
-    { how: 'the engine fails', cause: { kind: 'engine_failed', message: '' }, lastMessages: '`Metadata`' },
-    { how: 'the socket drops', cause: { kind: 'transport_lost' }, lastMessages: '-' },
-    ...implicitStartFailures({ capacity: '-', failure: '-' }),
+    ...sharedEnds({
+      expired: 'last results, `Metadata`',
+      deleted: '`Metadata`',
+      shutdown: '`Metadata`',
+      engineFailed: '`Metadata`',
+      dropped: '-',
+      noCapacity: '-',
+      startFailed: '-',
+    }),
     ...sessionGuardEnds({ idle: '`Metadata`', limit: '`Metadata`', fault: '`Metadata`' }),
   ],
   schemas: SCHEMAS,

@@ -8,52 +8,31 @@
  */
 import type { WebSocket } from 'ws';
 import type { TransportPort } from '../../../../session-core';
-import type { SessionRuntimeOptions } from '../../../../session-core';
-import { SessionRuntime } from '../../../../session-core';
-import type { IdleWatch, SessionConfig } from '../../../../session-core';
-import { ListenAudioInput } from '../shared/deepgram-audio';
-import { parseListenFrame, type ListenFrame } from './listen.protocol';
+import type { ClientFrame } from '../../../connection/client-frames';
+import { DeepgramConnection, type DeepgramConnectionOptions } from '../shared/deepgram-connection';
+import { parseListenFrame } from './listen.protocol';
 import type { ListenOptions } from './listen.query';
 import { ListenRenderer } from './listen.render';
-import { startWatchingIdle } from '../shared/idle-watch';
-import { isClientsOwnClose } from '../../../connection/client-close';
 
-export { LISTEN_IDLE_MS } from '../shared/idle-watch';
+export { LISTEN_IDLE_MS } from '../shared/deepgram-connection';
 
-export interface ListenConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
-  readonly config: SessionConfig;
+export interface ListenConnectionOptions extends DeepgramConnectionOptions {
   readonly listen: ListenOptions;
-  readonly idleMs?: number;
 }
 
-export class ListenConnection {
-  readonly runtime: SessionRuntime;
-  private readonly audio: ListenAudioInput;
-  private readonly renderer: ListenRenderer;
-  private readonly idle: IdleWatch;
-
+export class ListenConnection extends DeepgramConnection<ListenRenderer> {
   constructor(options: ListenConnectionOptions) {
-    const { config, listen, idleMs, ...runtimeOptions } = options;
-    this.audio = new ListenAudioInput(listen.sampleRate);
-    this.renderer = new ListenRenderer({
-      requestId: options.sessionId,
-      listen,
-      model: config.model,
-      engineName: options.engine.name,
-      audio: this.audio,
+    const { listen, config, sessionId, engine } = options;
+    super(options, listen.sampleRate, (audio) => {
+      return new ListenRenderer({ requestId: sessionId, listen, model: config.model, engineName: engine.name, audio });
     });
-    this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
-    this.idle = startWatchingIdle(this.runtime, config, options.clock, idleMs);
   }
 
-  /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
-  onMessage(frame: ListenFrame, isBinary: boolean): void {
-    this.idle.seen();
+  protected receive(frame: ClientFrame, isBinary: boolean): void {
     const message = parseListenFrame(frame, isBinary);
     switch (message.kind) {
       case 'audio': {
-        const pcm = this.audio.push(message.bytes);
-        if (pcm.length > 0) this.runtime.handle({ type: 'append', audio: pcm });
+        this.append(message.bytes);
         const utteranceEnd = this.renderer.utteranceEnd(this.audio.receivedMs);
         if (utteranceEnd !== null) this.runtime.sendDialectFrame(utteranceEnd);
         return;
@@ -69,13 +48,6 @@ export class ListenConnection {
         void this.runtime.end({ kind: 'invalid_input' });
         return;
     }
-  }
-
-  /** A client's close handshake is its end of the stream; a socket gone without one is a dropped connection. */
-  onClose(code: number): void {
-    this.idle.stop();
-    if (isClientsOwnClose(code)) this.runtime.clientClosed();
-    else this.runtime.transportClosed();
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ServerEvent } from '../../../../session-core/model/session.events';
+import { finalTranscript, transcriptDelta } from '../../../../session-core/testing/transcript-events';
 import type { ListenOptions } from './listen.query';
 import { ListenRenderer } from './listen.render';
 
@@ -30,31 +31,19 @@ function renderAll(r: ListenRenderer, events: ServerEvent[]): Record<string, any
   });
 }
 
-const delta = (itemId: string, text: string, startMs: number, endMs = startMs + 400): ServerEvent => ({
-  type: 'input_transcript',
-  itemId,
-  delta: text,
-  startMs,
-  endMs,
-  done: false,
-});
-const final = (itemId: string, transcript: string, startMs: number, endMs: number, words = true): ServerEvent => ({
-  type: 'input_transcript',
-  itemId,
-  delta: '',
-  startMs,
-  endMs,
-  done: true,
-  transcript,
-  confidence: 0.9,
-  ...(words
-    ? {
-        words: transcript
-          .split(' ')
-          .map((word, i) => ({ word, startMs: startMs + i * 400, endMs: startMs + (i + 1) * 400, confidence: 0.8 })),
-      }
-    : {}),
-});
+const delta = (itemId: string, text: string, startMs: number, endMs = startMs + 400) =>
+  transcriptDelta(itemId, text, startMs, endMs);
+const final = (itemId: string, transcript: string, startMs: number, endMs: number, words = true) =>
+  finalTranscript(itemId, transcript, startMs, endMs, {
+    confidence: 0.9,
+    ...(words
+      ? {
+          words: transcript
+            .split(' ')
+            .map((word, i) => ({ word, startMs: startMs + i * 400, endMs: startMs + (i + 1) * 400, confidence: 0.8 })),
+        }
+      : {}),
+  });
 
 describe('ListenRenderer', () => {
   it('sends nothing on open and shows interim hypotheses as the whole span so far', () => {

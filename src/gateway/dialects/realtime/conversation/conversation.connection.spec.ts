@@ -320,16 +320,19 @@ describe('RealtimeConversationConnection (fake engines)', () => {
   });
 
   it("answers an event refused because the session is ending with nothing of its own: the end's error says why", async () => {
-    const { connection } = await open(new RespondingEngine());
+    const { connection, transport } = await open(new RespondingEngine());
     const closing = {
       code: 'session_closed',
       message: 'the session is closing',
       param: null,
       origin: 'client' as const,
     };
-    expect(connection.render({ type: 'error', error: closing })).toBeNull();
+    const sent = transport.frames.length;
+    connection.session.render({ type: 'error', error: closing });
+    expect(transport.frames.length).toBe(sent);
     const other = { ...closing, code: 'invalid_value', message: 'bad' };
-    expect(JSON.parse(String(connection.render({ type: 'error', error: other })))).toMatchObject({
+    connection.session.render({ type: 'error', error: other });
+    expect(transport.events.at(-1)).toMatchObject({
       type: 'error',
       error: { code: 'invalid_value' },
     });

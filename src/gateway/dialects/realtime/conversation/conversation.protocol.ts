@@ -3,7 +3,12 @@
  * audio, turn detection) or a conversation request (items, responses), or a refusal. Audio appends
  * take the same fast path as the transcription half.
  */
-import type { ConversationItem, ResponseOptions, SessionCommand } from '../../../../session-core';
+import type {
+  ConversationItem,
+  ConversationRequest as CoreConversationRequest,
+  ResponseOptions,
+  SessionCommand,
+} from '../../../../session-core';
 import {
   isClientEvent,
   isRecord,
@@ -25,16 +30,10 @@ import {
   toolChoice,
   tools,
 } from './conversation.fields';
-import { parseConversationUpdate, type ConversationUpdate } from './conversation.session-update';
+import { parseConversationUpdate, type ConversationView } from './conversation.session-update';
 
-export type ConversationRequest =
-  | { type: 'session_update'; update: ConversationUpdate; clientEventId?: string }
-  | { type: 'item_create'; item: ConversationItem; previousItemId?: string | null; clientEventId?: string }
-  | { type: 'item_retrieve'; itemId: string; clientEventId?: string }
-  | { type: 'item_delete'; itemId: string; clientEventId?: string }
-  | { type: 'item_truncate'; itemId: string; contentIndex: number; audioEndMs: number; clientEventId?: string }
-  | { type: 'response_create'; options: ResponseOptions; clientEventId?: string }
-  | { type: 'response_cancel'; responseId?: string; clientEventId?: string };
+/** The session core's conversation requests, with this dialect's view of the settings. */
+export type ConversationRequest = CoreConversationRequest<ConversationView>;
 
 export interface ConversationParseContext {
   readonly maxMessageBytes: number;

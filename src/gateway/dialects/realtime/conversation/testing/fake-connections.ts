@@ -1,6 +1,10 @@
 /** Conversation connections on the session core's fakes, for specs; closeAll() ends every one opened. */
 import { FakeEngine, FakeMeter, FakeStore, FakeTransport } from '../../../../../session-core/testing/fakes';
-import { RealtimeConversationConnection, type ConversationConnectionOptions } from '../conversation.connection';
+import {
+  openRealtimeConversation,
+  type ConversationConnectionOptions,
+  type RealtimeConversationConnection,
+} from '../conversation.connection';
 import { conversationConfig } from '../conversation.start';
 
 export class FakeConnections {
@@ -8,7 +12,7 @@ export class FakeConnections {
 
   open(engine: FakeEngine, options: Partial<ConversationConnectionOptions> = {}) {
     const transport = new FakeTransport();
-    const connection = new RealtimeConversationConnection({
+    const connection = openRealtimeConversation({
       sessionId: 'sess_t1',
       config: conversationConfig('vendor-voicechat'),
       engine,

@@ -3,13 +3,9 @@
  * timer, at the deadline the conversation's events leave it, moved as they move it. It also counts
  * the input audio the client appended, which the silent segment's offsets are measured in.
  */
-import {
-  IdleTimeout,
-  type ClockPort,
-  type ConversationEvent,
-  type SilentSegment,
-  type TimerHandle,
-} from '../../../../session-core';
+import type { ClockPort, TimerHandle } from '../runtime/ports';
+import type { ConversationEvent } from './conversation.types';
+import { IdleTimeout, type SilentSegment } from './idle-timeout';
 
 /** pcm16 mono at 24 kHz. */
 const BYTES_PER_MS = 48;

@@ -1,0 +1,194 @@
+import type { ResponseRequest, ResponseSink } from '../engine/engine.port';
+import { FakeClock } from '../testing/fake-clock';
+import { FakeEngine, FakeMeter, FakeStore, FakeStream } from '../testing/fakes';
+import type {
+  ConversationClientEvent,
+  ConversationConnection,
+  ConversationOutput,
+  ConversationRefusals,
+} from './conversation-connection';
+import { ConversationSession } from './conversation-session';
+
+interface View {
+  voice: string;
+}
+
+/** An engine that makes responses on request, as the cascade does. */
+class RespondingEngine extends FakeEngine {
+  readonly conversation = { responses: true, tools: false };
+  readonly requests: { request: ResponseRequest; sink: ResponseSink; stream: FakeStream }[] = [];
+
+  override async open(...args: Parameters<FakeEngine['open']>) {
+    const stream = (await super.open(...args)) as FakeStream & Record<string, unknown>;
+    stream.respond = (request: ResponseRequest, sink: ResponseSink) => this.requests.push({ request, sink, stream });
+    stream.cancelResponse = () => undefined;
+    return stream;
+  }
+}
+
+/** A connection that keeps what it is sent, as a transport other than a socket would render it. */
+class FakeConnection implements ConversationConnection<View> {
+  readonly outputs: ConversationOutput<View>[] = [];
+  closed: { code: number; reason: string } | null = null;
+  bufferedAmount = 0;
+
+  send(output: ConversationOutput<View>): void {
+    this.outputs.push(output);
+  }
+  close(code: number, reason: string): void {
+    this.closed = { code, reason };
+  }
+  types(): string[] {
+    return this.outputs.map((output) => output.type);
+  }
+  errors(): string[] {
+    return this.outputs.flatMap((output) => (output.type === 'error' ? [output.error.code] : []));
+  }
+}
+
+const REFUSALS: ConversationRefusals<View> = {
+  tools: (where) => ({ code: 'unsupported_parameter', message: 'no tools', param: `${where}.tools` }),
+  unservedBySelfAnswering: () => null,
+  audioOnControl: () => ({ code: 'invalid_request', message: 'audio comes from the call', param: null }),
+};
+
+const user = (text: string): ConversationClientEvent<View> => ({
+  type: 'item_create',
+  item: {
+    id: `item_${text}`,
+    type: 'message',
+    role: 'user',
+    status: 'completed',
+    content: [{ type: 'input_text', text }],
+  },
+});
+
+describe('ConversationSession driven by two connections', () => {
+  const start = async () => {
+    const clock = new FakeClock();
+    const engine = new RespondingEngine();
+    const store = new FakeStore();
+    const session = new ConversationSession<View>({
+      sessionId: 'sess_two',
+      config: {
+        type: 'live',
+        model: 'vendor-voicechat',
+        voice: 'alloy',
+        language: 'en',
+        turnDetection: null,
+        outputEncoding: 'base64',
+      },
+      engine,
+      store,
+      meter: new FakeMeter(),
+      clock,
+      view: { voice: 'alloy' },
+      refusals: REFUSALS,
+    });
+    const media = new FakeConnection();
+    const control = new FakeConnection();
+    session.attach(media, 'media');
+    session.attach(control, 'control');
+    await clock.advanceAsync(20);
+    return { clock, engine, store, session, media, control };
+  };
+
+  it('shows both connections the one conversation; either steers it; only the media connection hears the voice', async () => {
+    const { clock, engine, session, media, control } = await start();
+    expect(media.types()).toEqual(['session_created']);
+    expect(control.types()).toEqual(['session_created']);
+
+    // The server's control connection adds an item and asks for a response; the caller's sees both.
+    session.receive(user('hello'), control);
+    session.receive({ type: 'response_create', options: { conversation: 'auto' } }, control);
+    await clock.advanceAsync(20);
+    expect(engine.requests).toHaveLength(1);
+    expect(engine.requests[0].request.messages).toEqual([{ role: 'user', content: 'hello' }]);
+    for (const connection of [media, control]) {
+      expect(connection.types()).toEqual([
+        'session_created',
+        'item_added',
+        'item_done',
+        'response_created',
+        'rate_limits',
+      ]);
+    }
+
+    // The response's voice plays on the media connection; its words and its end reach both.
+    const { request, sink, stream } = engine.requests[0];
+    sink({ type: 'text', delta: 'Hi there.' });
+    stream.sink({ type: 'response_started', itemId: request.itemId });
+    stream.sink({ type: 'output_audio', itemId: request.itemId, pcm: Buffer.alloc(3840) });
+    stream.sink({ type: 'response_done', itemId: request.itemId, interrupted: false });
+    sink({ type: 'finished', status: 'completed', reason: null, usage: null });
+    await clock.advanceAsync(300);
+    expect(media.types()).toContain('output_audio_delta');
+    expect(control.types()).not.toContain('output_audio_delta');
+    expect(media.types().at(-1)).toBe('response_done');
+    expect(control.types().at(-1)).toBe('response_done');
+    expect(control.types().filter((type) => type !== 'output_audio_delta')).toEqual(
+      media.types().filter((type) => type !== 'output_audio_delta'),
+    );
+  });
+
+  it('takes input audio from the media connection only', async () => {
+    const { clock, engine, session, media, control } = await start();
+    session.receive({ type: 'append', audio: Buffer.alloc(3840) }, control);
+    await clock.advanceAsync(20);
+    expect(engine.last.pushed).toHaveLength(0);
+    expect(control.errors()).toEqual(['invalid_request']);
+    expect(media.errors()).toEqual(['invalid_request']);
+
+    session.receive({ type: 'append', audio: Buffer.alloc(3840) }, media);
+    await clock.advanceAsync(20);
+    expect(engine.last.pushed.length).toBeGreaterThan(0);
+  });
+
+  it('goes on when the control connection leaves, and ends when the media connection does', async () => {
+    const { clock, store, session, media, control } = await start();
+    session.leave(control, true);
+    session.receive(user('still here'), media);
+    await clock.advanceAsync(20);
+    expect(media.types()).toEqual(['session_created', 'item_added', 'item_done']);
+    expect(control.types()).toEqual(['session_created']);
+    expect(session.runtime.phase).toBe('started');
+
+    // A control connection may join a running session: it sees what is said from then on.
+    const late = new FakeConnection();
+    session.attach(late, 'control');
+    session.receive(user('welcome'), late);
+    await clock.advanceAsync(20);
+    expect(late.types()).toEqual(['item_added', 'item_done']);
+
+    session.leave(media, true);
+    await clock.advanceAsync(20);
+    await session.runtime.done;
+    expect(store.closings.map(({ closing }) => closing.reason)).toEqual(['close_requested']);
+    // Whoever still watches is closed with the session.
+    expect(late.closed).toMatchObject({ code: 1000 });
+  });
+
+  it('ends every connection with the session when it ends on the server', async () => {
+    const { clock, session, media, control } = await start();
+    const ended = session.runtime.end({ kind: 'deleted' });
+    await clock.advanceAsync(20);
+    await ended;
+    for (const connection of [media, control]) {
+      expect(connection.types().at(-1)).toBe('closed');
+      expect(connection.closed).toMatchObject({ code: 1000 });
+    }
+  });
+
+  it('closes a control connection that stops reading, alone', async () => {
+    const { clock, session, media, control } = await start();
+    control.bufferedAmount = 5 * 1024 * 1024;
+    session.receive(user('one'), media);
+    await clock.advanceAsync(20);
+    expect(control.closed).toMatchObject({ code: 1008 });
+    session.receive(user('two'), media);
+    await clock.advanceAsync(20);
+    expect(control.types()).toEqual(['session_created', 'item_added']);
+    expect(media.types().filter((type) => type === 'item_added')).toHaveLength(2);
+    expect(session.runtime.phase).toBe('started');
+  });
+});

@@ -1,0 +1,379 @@
+/**
+ * One conversation session, whatever carries it: the SessionRuntime (audio, turn detection, the
+ * session's life: metered, limited, drained as every session) joined to the ConversationModel (items,
+ * responses) and the idle timeout, with the tool and response policy between them. Connections
+ * (conversation-connection.ts) attach to it: one carries the media, others may watch and steer it.
+ *
+ * Runtime events go through the model and out to every connection in the order the runtime made
+ * them; what a client request or an engine callback produces goes out after the effects in flight
+ * (`afterEffects`), so order holds across both. The runtime sees one transport: the media
+ * connection's backlog (pacing, dropping output audio) and a close that reaches every connection.
+ */
+import type { ResponseEvent, SpeechEngine } from '../engine/engine.port';
+import type { SessionCommand } from '../model/session.commands';
+import type { ServerEvent } from '../model/session.events';
+import type { SessionConfig, SessionDescriptor } from '../model/session.types';
+import { systemClock, type EventRenderer, type LoggerPort, type TransportPort } from '../runtime/ports';
+import { DEFAULT_RUNTIME_TUNING, type SessionRuntimeOptions } from '../runtime/runtime-options';
+import { SessionRuntime } from '../runtime/session.runtime';
+import { errorText } from '../runtime/runtime-support';
+import { ConversationIdleTimer } from './conversation-idle-timer';
+import type { ConversationEffect } from './conversation-effects';
+import { ConversationModel } from './conversation.model';
+import type { ConversationSettings, ResponseOptions } from './conversation.types';
+import type { ConversationLimits } from './context-budget';
+import { idleTimedOut } from './idle-timeout';
+import type {
+  ConnectionRole,
+  ConversationClientEvent,
+  ConversationConnection,
+  ConversationOutput,
+  ConversationRefusal,
+  ConversationRefusals,
+  ConversationSettingsChange,
+} from './conversation-connection';
+
+export interface ConversationSessionOptions<V extends object> extends Omit<
+  SessionRuntimeOptions,
+  'renderer' | 'transport'
+> {
+  /** The configuration as the engine can serve it (the dialect leaves out what its engine cannot do). */
+  readonly config: SessionConfig;
+  readonly engine: SpeechEngine;
+  /** What session.created shows beyond the settings, for that configuration. */
+  readonly view: V;
+  /** A client secret's settings, taken before the start; their refusal is an `error` after session.created. */
+  readonly secret?: {
+    readonly settings: Partial<ConversationSettings>;
+    readonly view: Partial<V>;
+    readonly refusal: ConversationRefusal | null;
+  } | null;
+  readonly refusals: ConversationRefusals<V>;
+  /** The context budget and what the session keeps (CONVERSATION_CONTEXT_TOKENS, CONVERSATION_RETAINED_CHARS). */
+  readonly conversationLimits?: ConversationLimits;
+}
+
+/** The requests the session handles itself rather than the runtime (session_update goes on to it). */
+const CONVERSATION_REQUESTS: ReadonlySet<string> = new Set([
+  'item_create',
+  'item_retrieve',
+  'item_delete',
+  'item_truncate',
+  'response_create',
+  'response_cancel',
+]);
+
+const FAILED = { type: 'finished', status: 'failed', reason: 'engine_unavailable', usage: null } as const;
+
+export class ConversationSession<V extends object> implements EventRenderer {
+  readonly runtime: SessionRuntime;
+  private readonly model: ConversationModel;
+  private readonly view: V;
+  private readonly tools: boolean;
+  private readonly refusals: ConversationRefusals<V>;
+  private readonly idle: ConversationIdleTimer;
+  private readonly hardBacklogBytes: number;
+  private readonly logger: LoggerPort | undefined;
+  private media: ConversationConnection<V> | null = null;
+  private readonly controls = new Set<ConversationConnection<V>>();
+  private overflowed = false;
+  /** A change of turn detection: it applies once the session core took it. */
+  private asked: ConversationSettingsChange<V> | null = null;
+
+  constructor(options: ConversationSessionOptions<V>) {
+    const { config, view, secret, refusals, conversationLimits, ...runtimeOptions } = options;
+    const capabilities = options.engine.conversation;
+    this.tools = capabilities?.tools === true;
+    this.refusals = refusals;
+    this.view = view;
+    this.logger = options.logger;
+    this.hardBacklogBytes = options.tuning?.hardBacklogBytes ?? DEFAULT_RUNTIME_TUNING.hardBacklogBytes;
+    const prefix = options.sessionId.replace(/^sess_/, '');
+    this.model = new ConversationModel(prefix, capabilities?.responses === true, conversationLimits);
+    if (config.turnDetection === null || config.createResponse === false) this.model.settings.createResponse = false;
+    this.idle = new ConversationIdleTimer(runtimeOptions.clock ?? systemClock, (segment, silenceMs) => {
+      try {
+        if (this.runtime.phase === 'started') this.send(idleTimedOut(this.model, segment, silenceMs));
+      } catch (error) {
+        this.runtime.fault(error, 'idle timeout');
+      }
+    });
+    if (secret) {
+      Object.assign(this.model.settings, secret.settings);
+      Object.assign(this.view, secret.view);
+    }
+    this.runtime = new SessionRuntime({ ...runtimeOptions, transport: this.runtimeTransport(), renderer: this });
+    this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
+    if (secret?.refusal) this.runtime.handle({ type: 'reject', ...secret.refusal });
+    // Connections still attached when the session has ended are closed with it.
+    void this.runtime.done.then(() => this.closeAll(1000, 'session ended'));
+  }
+
+  /**
+   * A connection joins: the media one (exactly one, attached before the session has anything to
+   * say: at once after construction), or a control connection at any time. It sees what the session
+   * says from then on.
+   */
+  attach(connection: ConversationConnection<V>, role: ConnectionRole): void {
+    if (role === 'control') {
+      this.controls.add(connection);
+      return;
+    }
+    if (this.media !== null) throw new Error('a conversation session has one media connection');
+    this.media = connection;
+  }
+
+  /** A connection left. The media connection's leaving ends the session (`clean`: its client asked to). */
+  leave(connection: ConversationConnection<V>, clean: boolean): void {
+    if (connection !== this.media) {
+      this.controls.delete(connection);
+      return;
+    }
+    this.media = null;
+    this.idle.stop(); // with the media gone no `closed` is rendered to stop it
+    if (clean) this.runtime.clientClosed();
+    else this.runtime.transportClosed();
+  }
+
+  /** A client event a connection parsed. Items and responses are counted here, the rest by the runtime. */
+  receive(request: ConversationClientEvent<V>, from: ConversationConnection<V>): void {
+    if (request.type === 'append' && from !== this.media) {
+      return this.refuse(this.refusals.audioOnControl(), request.clientEventId);
+    }
+    // A response asked for while the engine stream reopens would find none: everything waits its turn there.
+    if (CONVERSATION_REQUESTS.has(request.type) && !this.runtime.control()) return;
+    this.runtime.inOrder(() => this.handle(request));
+  }
+
+  /** The runtime's events, through the model, to every connection (the runtime sends nothing itself). */
+  render(event: ServerEvent): null {
+    switch (event.type) {
+      case 'started':
+        this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
+        this.idle.configure(event.session.config.idleTimeoutMs ?? null);
+        this.deliver(this.sessionShown('session_created', event));
+        break;
+      case 'updated':
+        // The session core holds interrupt_response (it cuts the voice): the conversation follows it.
+        this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
+        if (this.asked !== null) this.takeAsked(this.asked);
+        this.asked = null;
+        this.deliver(this.sessionShown('session_updated', event));
+        break;
+      case 'speech_started':
+        return this.perform(this.model.speechStarted(event.itemId, event.startMs));
+      case 'speech_stopped':
+        return this.perform(this.model.speechStopped(event.itemId, event.endMs));
+      case 'input_committed':
+        return this.perform(this.model.committed(event.clientEventId));
+      case 'input_cleared':
+        return this.perform(this.model.cleared(event.clientEventId));
+      case 'input_transcript': {
+        const seconds = Math.max(0, event.endMs - event.startMs) / 1000;
+        const transcript = event.transcript ?? event.delta;
+        return this.perform(this.model.inputTranscript(event.itemId, event.delta, event.done, transcript, seconds));
+      }
+      case 'response_started':
+        return this.perform(this.model.audioStarted(event.itemId));
+      case 'output_audio':
+        return this.perform(this.model.audioChunk(event.itemId, event.pcm, event.startMs));
+      case 'output_transcript':
+        if (!event.done) this.perform(this.model.audioTranscript(event.itemId, event.delta, event.startMs));
+        break;
+      case 'response_done':
+        return this.perform(this.model.audioDone(event.itemId, event.interrupted));
+      case 'error':
+        this.asked = null; // what it asked does not apply: session.updated shows what is in force
+        // As on the transcription half: an event refused because the session is ending is answered
+        // by the end's own error, since clients take the first error as fatal.
+        if (event.error.code !== 'session_closed') this.deliver({ type: 'error', error: event.error });
+        break;
+      case 'closed':
+        this.idle.stop();
+        this.perform(this.model.sessionEnding());
+        this.deliver(event);
+        break;
+    }
+    return null;
+  }
+
+  private sessionShown(type: 'session_created' | 'session_updated', event: { readonly session: SessionDescriptor }) {
+    return { type, session: event.session, settings: this.model.settings, view: this.view };
+  }
+
+  private handle(request: SessionCommand | ConversationClientEvent<V>): void {
+    switch (request.type) {
+      case 'session_update':
+        return this.update(request.update, request.clientEventId);
+      case 'item_create':
+        return this.send(this.model.createItem(request.item, request.previousItemId, request.clientEventId));
+      case 'item_retrieve':
+        return this.send(this.model.retrieveItem(request.itemId, request.clientEventId));
+      case 'item_delete':
+        return this.send(this.model.deleteItem(request.itemId, request.clientEventId));
+      case 'item_truncate': {
+        const { itemId, contentIndex, audioEndMs, clientEventId } = request;
+        return this.send(this.model.truncateItem(itemId, contentIndex, audioEndMs, clientEventId));
+      }
+      case 'response_create':
+        if (!this.tools && (request.options.tools?.length ?? 0) > 0) {
+          return this.refuse(this.refusals.tools('response'), request.clientEventId);
+        }
+        return this.respond(request.options, request.clientEventId);
+      case 'response_cancel':
+        return this.send(this.model.cancelResponse(request.responseId, request.clientEventId));
+      case 'append':
+        this.idle.appended(request.audio.length);
+        return this.runtime.handle(request);
+      default:
+        return this.runtime.handle(request);
+    }
+  }
+
+  /** Settings apply at once; turn detection goes to the session core, which answers session.updated. */
+  private update(change: ConversationSettingsChange<V>, clientEventId?: string): void {
+    if (!this.tools && (change.settings.tools?.length ?? 0) > 0) {
+      return this.refuse(this.refusals.tools('session'), clientEventId);
+    }
+    const unserved = this.model.engineResponds ? null : this.refusals.unservedBySelfAnswering(change);
+    if (unserved !== null) return this.refuse(unserved, clientEventId);
+    const ids = clientEventId === undefined ? {} : { clientEventId };
+    if (change.turnDetection === undefined) {
+      this.takeAsked(change);
+      return this.runtime.handle({ type: 'update', ...ids });
+    }
+    // The session core may refuse a turn detection change (session_config_locked): the whole change
+    // then applies nothing, as OpenAI's does, and a later session.updated shows only what is in force.
+    this.asked = change;
+    this.runtime.handle({
+      type: 'update',
+      changes: { turnDetection: change.turnDetection, interruptResponse: change.interruptResponse },
+      param: 'session.audio.input.turn_detection',
+      ...ids,
+    });
+  }
+
+  /** A client's response.create, within the session's response rate (runtime guards). */
+  private respond(options: ResponseOptions, clientEventId?: string): void {
+    const limited = this.runtime.refuseResponse();
+    if (limited === null) return this.send(this.model.createResponse(options, clientEventId));
+    this.refuse({ ...limited, param: null }, clientEventId);
+  }
+
+  private takeAsked(change: ConversationSettingsChange<V>): void {
+    Object.assign(this.model.settings, change.settings);
+    Object.assign(this.view, change.view);
+    if (change.idleTimeoutMs !== undefined) this.idle.configure(change.idleTimeoutMs);
+  }
+
+  private refuse(refusal: ConversationRefusal, clientEventId?: string): void {
+    const ids = clientEventId === undefined ? {} : { clientEventId };
+    this.runtime.handle({ type: 'reject', code: refusal.code, message: refusal.message, param: refusal.param, ...ids });
+  }
+
+  /** Effects from a client request or an engine callback: their events go out after the effects in flight. */
+  private send(effects: readonly ConversationEffect[]): void {
+    const outputs: ConversationOutput<V>[] = [];
+    this.carryOut(effects, (output) => outputs.push(output));
+    if (outputs.length > 0) this.runtime.afterEffects(() => outputs.forEach((output) => this.deliver(output)));
+  }
+
+  /** Effects met while rendering a session event: their events are that event's, delivered now. */
+  private perform(effects: readonly ConversationEffect[]): null {
+    if (effects.length > 0) this.carryOut(effects, this.deliverNow);
+    return null;
+  }
+
+  private readonly deliverNow = (output: ConversationOutput<V>): void => this.deliver(output);
+
+  /** Carries out the engine requests and hands on the events, in order. */
+  private carryOut(effects: readonly ConversationEffect[], push: (output: ConversationOutput<V>) => void): void {
+    for (const effect of effects) {
+      switch (effect.kind) {
+        case 'emit':
+          this.idle.observe(effect.event);
+          push(effect.event);
+          if (effect.event.type === 'response_created') {
+            push({ type: 'rate_limits', allowance: this.runtime.controlAllowance() });
+          }
+          break;
+        case 'respond': {
+          const { responseId } = effect.request;
+          const sink = (event: ResponseEvent) => this.send(this.model.responseEvent(responseId, event));
+          if (!this.runtime.respond(effect.request, sink)) {
+            this.carryOut(this.model.responseEvent(responseId, FAILED), push);
+          }
+          break;
+        }
+        case 'cancel':
+          this.runtime.cancelResponse(effect.responseId);
+          break;
+        case 'bill':
+          this.runtime.meterText({ input: effect.tokens.inputTokens, output: effect.tokens.outputTokens });
+          break;
+      }
+    }
+  }
+
+  /**
+   * To every connection: the media one first, then those watching, which hear no output audio. A
+   * media connection gone or not reading ends the session, as a socket's would; a control connection
+   * gone is dropped, and one not reading is closed, alone.
+   */
+  private deliver(output: ConversationOutput<V>): void {
+    const media = this.media;
+    if (media !== null) {
+      try {
+        media.send(output);
+      } catch (error) {
+        this.runtime.transportClosed();
+        this.log(`send failed: ${errorText(error)}`);
+      }
+      if (!this.overflowed && media.bufferedAmount > this.hardBacklogBytes) {
+        this.overflowed = true;
+        void this.runtime.end({ kind: 'client_not_reading' });
+      }
+    }
+    if (this.controls.size === 0 || output.type === 'output_audio_delta') return;
+    for (const control of this.controls) {
+      try {
+        control.send(output);
+        if (control.bufferedAmount <= this.hardBacklogBytes) continue;
+        this.controls.delete(control);
+        control.close(1008, 'client_not_reading');
+      } catch (error) {
+        this.controls.delete(control);
+        this.log(`send to a control connection failed: ${errorText(error)}`);
+      }
+    }
+  }
+
+  private log(message: string): void {
+    this.logger?.warn(`session ${this.runtime.sessionId}: ${message}`);
+  }
+
+  /** The one transport the runtime sees: the media connection's backlog; its close ends every connection. */
+  private runtimeTransport(): TransportPort {
+    const backlog = () => this.media?.bufferedAmount ?? 0;
+    return {
+      send: () => undefined, // the runtime sends nothing: render() delivers
+      close: (code, reason) => this.closeAll(code, reason),
+      get bufferedAmount() {
+        return backlog();
+      },
+    };
+  }
+
+  private closeAll(code: number, reason: string): void {
+    const connections = [...(this.media ? [this.media] : []), ...this.controls];
+    this.media = null;
+    this.controls.clear();
+    for (const connection of connections) {
+      try {
+        connection.close(code, reason);
+      } catch (error) {
+        this.log(`closing a connection failed: ${errorText(error)}`);
+      }
+    }
+  }
+}
