@@ -16,6 +16,7 @@ import { OpenApiModule } from './modules/docs';
 import { ProjectsModule } from './modules/projects';
 import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
+import { TranscriptionsModule } from './modules/transcriptions';
 import { asyncApiDocumentProvider, SocketGatewayModule } from './gateway/socket-gateway.module';
 import { ConversationSecretCheckModule } from './gateway/dialects/realtime/conversation/conversation.secret-check';
 import { EnginesModule } from './engines';
@@ -41,6 +42,7 @@ export class AppModule {
         ClientSecretsModule,
         ConversationSecretCheckModule,
         UsageModule,
+        TranscriptionsModule,
         EnginesModule,
         SocketGatewayModule,
         AdminModule,
