@@ -107,6 +107,7 @@ describe('batch transcription (POST /v1/audio/transcriptions, POST /v1/listen)',
         model: 'vendor-asr-streaming',
         status: 'closed',
         close_reason: 'close_requested',
+        transport: 'batch',
         usage: { frames, seconds: (frames * 80) / 1000 },
       });
       const [day, exported, events] = await Promise.all([
@@ -336,7 +337,7 @@ describe('batch transcription (POST /v1/audio/transcriptions, POST /v1/listen)',
         'could not be decoded',
       ],
     ])(
-      '%s is %i and no session',
+      '%s: refused, and no session',
       async (_what, bytes, status, message) => {
         const { apiKey } = await t.newProject();
         const res = await postForm(apiKey, { file: new Blob([bytes]), model: 'whisper-1' });

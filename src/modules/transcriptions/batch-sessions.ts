@@ -45,6 +45,12 @@ export class BatchSessions implements OnModuleDestroy {
     );
     const controller = new AbortController();
     this.held.set(session.id, controller);
+    try {
+      await this.sessions.recordTransport(session.id, 'batch');
+    } catch (error) {
+      await this.abandon(session.id);
+      throw error;
+    }
     this.timer ??= setInterval(() => void this.beat(), HEARTBEAT_MS);
     return { session, signal: controller.signal };
   }

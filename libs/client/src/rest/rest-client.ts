@@ -146,12 +146,13 @@ export function transcribeFile(
   if (options.language) form.append('language', options.language);
   form.append('response_format', options.responseFormat ?? 'json');
   for (const granularity of options.timestampGranularities ?? []) form.append('timestamp_granularities[]', granularity);
-  return unwrap(
+  // json and verbose_json answer JSON (the document also lists the text formats, which this call does not ask for).
+  return unwrap<Transcription>(
     client.POST('/v1/audio/transcriptions', {
       // The form as built: openapi-fetch would otherwise serialise the body as JSON.
       body: form as never,
       bodySerializer: (body: unknown) => body as FormData,
       signal: options.signal,
-    }),
+    }) as Promise<{ data?: Transcription; error?: unknown; response: Response }>,
   );
 }

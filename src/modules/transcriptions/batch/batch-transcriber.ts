@@ -10,12 +10,14 @@
 import { open } from 'node:fs/promises';
 import {
   DEFAULT_VAD,
+  EngineCapacityError,
   type EngineEvent,
   type EngineStream,
   type EngineWord,
   FRAME_BYTES,
   type SpeechEngine,
 } from '../../../session-core';
+import { AppError } from '../../../platform/errors/app-error';
 import { PCM_RATE, PROFILE_WINDOW } from '../decoding/ffmpeg-decoder';
 import { type Piece } from './silence-splitter';
 import { StreamBudget } from './stream-budget';
@@ -40,6 +42,8 @@ export interface BatchJob {
   signal: AbortSignal;
 }
 
+const OPEN_ATTEMPTS = 20;
+const OPEN_RETRY_MS = 100;
 const PUSH_BYTES = FRAME_BYTES * 12; // ~1 s of audio per turn of the loop
 const MS_PER_WINDOW = (PROFILE_WINDOW * 1000) / PCM_RATE;
 
@@ -114,7 +118,7 @@ export class BatchTranscriber {
     let fatal: Extract<EngineEvent, { type: 'error' }> | null = null;
     let stream: EngineStream;
     try {
-      stream = await this.engine.open(
+      stream = await this.open(
         {
           sessionId: job.sessionId,
           type: 'transcription',
@@ -156,6 +160,21 @@ export class BatchTranscriber {
     return segments;
   }
 
+  /**
+   * A stream the budget granted can still be taken first by a live session opening at that moment:
+   * the piece waits for the next one to come free rather than fail the request.
+   */
+  private async open(...[config, sink]: Parameters<SpeechEngine['open']>): Promise<EngineStream> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.engine.open(config, sink);
+      } catch (error) {
+        if (!(error instanceof EngineCapacityError) || attempt >= OPEN_ATTEMPTS) throw capacityRefusal(error);
+        await new Promise((resolve) => setTimeout(resolve, OPEN_RETRY_MS));
+      }
+    }
+  }
+
   private async feed(job: BatchJob, piece: Piece, stream: EngineStream, failed: () => boolean): Promise<void> {
     const bytesPerWindow = PROFILE_WINDOW * 2;
     const file = await open(job.pcmPath, 'r');
@@ -177,4 +196,11 @@ export class BatchTranscriber {
       await file.close();
     }
   }
+}
+
+function capacityRefusal(error: unknown): unknown {
+  if (!(error instanceof EngineCapacityError)) return error;
+  return new AppError('capacity_exhausted', 'No engine stream came free for this transcription; retry later', {
+    retryAfterMs: error.retryAfterMs,
+  });
 }

@@ -61,8 +61,7 @@ function quietestRunMiddle(profile: Float32Array, lo: number, hi: number): numbe
   let bestStart = lo;
   for (let start = lo + 1; start < hi; start++) {
     sum += profile[start + QUIET_RUN - 1] - profile[start - 1];
-    // On equal quiet (digital silence) the run nearest the target wins: ties keep the first, so
-    // prefer a later one only while it is strictly quieter.
+    // On equal quiet (digital silence) the earliest run wins.
     if (sum < best) {
       best = sum;
       bestStart = start;
