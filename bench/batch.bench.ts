@@ -34,6 +34,8 @@ import { round, writeReport } from './support/report';
 const quick = process.argv.includes('--quick');
 const FILE_MS = quick ? 20_000 : 60_000;
 const MAX_STREAMS = 8;
+/** The service's default TRANSCRIPTION_MAX_STREAMS; `--batch-streams=N` to compare. */
+const BATCH_STREAMS = Number(process.argv.find((a) => a.startsWith('--batch-streams='))?.split('=')[1] ?? 2);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'batch-bench-'));
@@ -46,11 +48,15 @@ async function main(): Promise<void> {
     writeFileSync(join(dir, 'file.wav'), audioFile(spoken.pcm, 'wav-24k-mono', dir));
 
     const decodeStarted = performance.now();
-    const decoded = await decode(join(dir, 'file.mp3'), 'mp3', join(dir, 'mp3.pcm'));
+    const mp3 = await decode(join(dir, 'file.mp3'), 'mp3', join(dir, 'mp3.pcm'));
     const mp3DecodeMs = performance.now() - decodeStarted;
     const wav = await decode(join(dir, 'file.wav'), 'wav', join(dir, 'wav.pcm'));
 
-    const budget = new StreamBudget(() => engine.capacity(), { queueSize: 64, queueTimeoutMs: 600_000 });
+    const budget = new StreamBudget(() => engine.capacity(), {
+      queueSize: 64,
+      queueTimeoutMs: 600_000,
+      maxStreams: BATCH_STREAMS,
+    });
     const transcribe = async (audio: DecodedAudio, parts: number, signal = new AbortController().signal) => {
       await budget.first();
       const pieces = splitAtSilences(audio.profile, { ...SPLIT_DEFAULTS, parts });
@@ -148,6 +154,7 @@ async function main(): Promise<void> {
         fileAudioS: rtf.audioS,
         oneStream: rtf,
         mp3DecodeMs: Math.round(mp3DecodeMs),
+        mp3AudioS: round(mp3.durationMs / 1000, 2),
         mp3DecodeRtf: round(mp3DecodeMs / 1000 / audioS, 4),
         pieces,
         throughput,

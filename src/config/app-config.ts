@@ -30,6 +30,8 @@ export interface TranscriptionLimits {
   maxAudioSeconds: number;
   queueSize: number;
   queueTimeoutMs: number;
+  /** Engine streams batch work uses at once on the instance. */
+  maxStreams: number;
 }
 
 export interface TlsFiles {
@@ -148,6 +150,7 @@ export class AppConfig {
       maxAudioSeconds: e.TRANSCRIPTION_MAX_AUDIO_SECONDS,
       queueSize: e.TRANSCRIPTION_QUEUE_SIZE,
       queueTimeoutMs: e.TRANSCRIPTION_QUEUE_TIMEOUT_SECONDS * 1000,
+      maxStreams: e.TRANSCRIPTION_MAX_STREAMS,
     };
   }
 

@@ -155,6 +155,12 @@ export class Environment {
   @IsInt() @Min(1) @Max(86_400) TRANSCRIPTION_MAX_AUDIO_SECONDS: number = 7200;
   /** Batch requests that may wait for engine streams at once on an instance; beyond it, 503 with retry_after_ms. */
   @IsInt() @Min(0) @Max(10_000) TRANSCRIPTION_QUEUE_SIZE: number = 16;
+  /**
+   * Engine streams batch work uses at once on an instance (all requests together). Keep it at most half
+   * of libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default), where the embedded engine decodes: a live
+   * session's decodes otherwise wait behind batch ones.
+   */
+  @IsInt() @Min(1) @Max(10_000) TRANSCRIPTION_MAX_STREAMS: number = 2;
   /** How long a batch request waits for its first engine stream before it is refused 503. */
   @IsInt() @Min(1) @Max(3600) TRANSCRIPTION_QUEUE_TIMEOUT_SECONDS: number = 30;
   @IsString() REALTIME_MODEL_ALIASES =

@@ -27,7 +27,6 @@ import {
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers read field by field
 type Json = any;
 
 const SENTENCES = ['turn off the lights in the kitchen', 'what time is it right now', 'my favorite color is blue'];
@@ -56,16 +55,6 @@ describe('batch transcription (POST /v1/audio/transcriptions, POST /v1/listen)',
   });
 
   const openai = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${t.baseUrl}/v1`, maxRetries: 0 });
-
-  async function session(apiKey: string, id: string) {
-    const res = await t.app.inject({
-      method: 'GET',
-      url: `/v1/sessions/${id}`,
-      headers: { authorization: `Bearer ${apiKey}` },
-    });
-    expect(res.statusCode).toBe(200);
-    return res.json();
-  }
 
   const auth = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
   const get = async (apiKey: string, url: string) => {

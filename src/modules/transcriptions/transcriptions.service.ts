@@ -117,14 +117,15 @@ export class TranscriptionsService implements OnModuleInit {
     try {
       held = await this.batches.open(principal, model, language);
     } catch (error) {
-      budget.settle();
+      budget.settle(false);
       throw error;
     }
     const { session } = held;
     const signal = request.signal ? AbortSignal.any([request.signal, held.signal]) : held.signal;
     try {
       const { max } = engine.capacity();
-      const pieces = splitAtSilences(decoded.profile, { ...SPLIT_DEFAULTS, parts: max - StreamBudget.reserveOf(max) });
+      const parts = Math.min(max - StreamBudget.reserveOf(max), this.config.transcriptions.maxStreams);
+      const pieces = splitAtSilences(decoded.profile, { ...SPLIT_DEFAULTS, parts });
       const segments = await new BatchTranscriber(engine, budget).run({
         sessionId: session.id,
         model,
@@ -156,8 +157,8 @@ export class TranscriptionsService implements OnModuleInit {
   private budgetOf(engine: SpeechEngine): StreamBudget {
     let budget = this.budgets.get(engine);
     if (!budget) {
-      const { queueSize, queueTimeoutMs } = this.config.transcriptions;
-      budget = new StreamBudget(() => engine.capacity(), { queueSize, queueTimeoutMs });
+      const { queueSize, queueTimeoutMs, maxStreams } = this.config.transcriptions;
+      budget = new StreamBudget(() => engine.capacity(), { queueSize, queueTimeoutMs, maxStreams });
       this.budgets.set(engine, budget);
     }
     return budget;

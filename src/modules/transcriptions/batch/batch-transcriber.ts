@@ -86,7 +86,7 @@ export class BatchTranscriber {
       } catch (error) {
         failure ??= error;
       } finally {
-        if (holding) this.budget.settle();
+        if (holding) this.budget.settle(false);
       }
     };
     // The first worker holds the stream the caller took; more join while the budget spares streams.
@@ -117,6 +117,7 @@ export class BatchTranscriber {
     const segments: TranscriptSegment[] = [];
     let fatal: Extract<EngineEvent, { type: 'error' }> | null = null;
     let stream: EngineStream;
+    let opened = false;
     try {
       stream = await this.open(
         {
@@ -145,13 +146,15 @@ export class BatchTranscriber {
           });
         },
       );
+      opened = true;
     } finally {
-      this.budget.settle();
+      this.budget.settle(opened);
     }
     try {
       await this.feed(job, piece, stream, () => fatal !== null);
     } finally {
       await stream.close();
+      this.budget.release();
     }
     if (fatal !== null) {
       const { code, message } = fatal as Extract<EngineEvent, { type: 'error' }>;

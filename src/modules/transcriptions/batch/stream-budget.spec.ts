@@ -2,8 +2,8 @@ import { StreamBudget } from './stream-budget';
 
 describe('StreamBudget', () => {
   let capacity: { inUse: number; max: number };
-  const budget = (queueSize = 2, queueTimeoutMs = 5000) =>
-    new StreamBudget(() => capacity, { queueSize, queueTimeoutMs });
+  const budget = (queueSize = 2, queueTimeoutMs = 5000, maxStreams = 100) =>
+    new StreamBudget(() => capacity, { queueSize, queueTimeoutMs, maxStreams });
 
   beforeEach(() => {
     capacity = { inUse: 0, max: 8 };
@@ -17,6 +17,21 @@ describe('StreamBudget', () => {
     expect(1 + more).toBe(6); // 8 - ceil(8 / 4)
     expect(StreamBudget.reserveOf(1)).toBe(0);
     expect(StreamBudget.reserveOf(2)).toBe(1);
+  });
+
+  it('uses at most maxStreams at once, and a released stream serves the next request', async () => {
+    const b = budget(2, 5000, 2);
+    await b.first();
+    expect(b.more()).toBe(true);
+    expect(b.more()).toBe(false); // the engine could spare 4 more
+    b.settle(true);
+    b.settle(true);
+    let granted = false;
+    const waiting = b.first().then(() => (granted = true));
+    await new Promise((r) => setTimeout(r, 80));
+    expect(granted).toBe(false);
+    b.release();
+    await waiting;
   });
 
   it('counts streams live sessions hold', async () => {

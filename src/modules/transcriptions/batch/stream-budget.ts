@@ -23,12 +23,20 @@ interface Waiter {
 export interface StreamBudgetOptions {
   queueSize: number;
   queueTimeoutMs: number;
+  /**
+   * Batch streams at once, whatever the engine could spare: each keeps a decode in flight on libuv's
+   * thread pool, which is first come first served, so more batch streams than half the pool's threads
+   * make a live session's decodes wait behind them (measured: bench/results/batch.json).
+   */
+  maxStreams: number;
 }
 
 export class StreamBudget {
   private readonly queue: Waiter[] = [];
   /** Streams granted but not yet open in the engine (its inUse does not count them yet). */
   private granted = 0;
+  /** Streams granted and not yet released (opening or open). */
+  private held = 0;
   private poller: NodeJS.Timeout | null = null;
 
   constructor(
@@ -48,7 +56,7 @@ export class StreamBudget {
   /** The first stream of a request: at once when one is spare and nobody queues, else after a wait. */
   first(): Promise<void> {
     if (this.queue.length === 0 && this.spare() > 0) {
-      this.granted++;
+      this.grant();
       return Promise.resolve();
     }
     if (this.queue.length >= this.options.queueSize) {
@@ -85,31 +93,44 @@ export class StreamBudget {
   /** One more stream for a running request's next piece, if it can be spared now. */
   more(): boolean {
     if (this.queue.length > 0 || this.spare() <= 0) return false;
-    this.granted++;
+    this.grant();
     return true;
   }
 
   /** The next piece of a request's first stream: always granted, as it only replaces the stream it closed. */
   retake(): void {
-    this.granted++;
+    this.grant();
   }
 
-  /** A granted stream was opened (now counted by the engine) or never will be. */
-  settle(): void {
+  /** A granted stream was opened (now counted by the engine), or will never be (`opened` false: released too). */
+  settle(opened: boolean): void {
     this.granted = Math.max(0, this.granted - 1);
+    if (!opened) this.release();
+    else this.serve();
+  }
+
+  /** An opened stream was closed. */
+  release(): void {
+    this.held = Math.max(0, this.held - 1);
     this.serve();
+  }
+
+  private grant(): void {
+    this.granted++;
+    this.held++;
   }
 
   private spare(): number {
     const { inUse, max } = this.capacity();
-    return max - inUse - this.granted - StreamBudget.reserveOf(max);
+    const engine = max - inUse - this.granted - StreamBudget.reserveOf(max);
+    return Math.min(engine, this.options.maxStreams - this.held);
   }
 
   private serve(): void {
     while (this.queue.length > 0 && this.spare() > 0) {
       const waiter = this.queue.shift()!;
       clearTimeout(waiter.timer);
-      this.granted++;
+      this.grant();
       waiter.grant();
     }
     if (this.queue.length === 0 && this.poller) {

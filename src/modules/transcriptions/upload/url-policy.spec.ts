@@ -37,6 +37,7 @@ describe('fetchAudioUrl refuses before any connection', () => {
     maxAudioSeconds: 60,
     queueSize: 1,
     queueTimeoutMs: 1000,
+    maxStreams: 2,
   };
   const refusal = (message: RegExp) =>
     expect.objectContaining({ code: 'invalid_parameter', param: 'url', message: expect.stringMatching(message) });
