@@ -18,7 +18,6 @@ import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
 import { TranscriptionsModule } from './modules/transcriptions';
 import { asyncApiDocumentProvider, SocketGatewayModule } from './gateway/socket-gateway.module';
-import { ConversationSecretCheckModule } from './gateway/dialects/realtime/conversation/conversation.secret-check';
 import { EnginesModule } from './engines';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
@@ -40,7 +39,6 @@ export class AppModule {
         OpenApiModule.forRoot(asyncApiDocumentProvider),
         SessionsModule,
         ClientSecretsModule,
-        ConversationSecretCheckModule,
         UsageModule,
         TranscriptionsModule,
         EnginesModule,
