@@ -21,9 +21,10 @@ COPY . .
 RUN bash scripts/build-addon.sh && npm run build && bash scripts/image/prune-production.sh && chmod -R go-w /app
 
 # Runtime stage: production dependencies, the built service, and the speech engine's Debian packages.
+# ffmpeg decodes batch transcription's uploads in a child process (src/modules/transcriptions/decoding).
 FROM ${NODE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      libpocketsphinx3 pocketsphinx-en-us libflite1 tini \
+      libpocketsphinx3 pocketsphinx-en-us libflite1 tini ffmpeg \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # HOME in /tmp: onnxruntime (the VAD) keeps a telemetry device id under $HOME/.cache; when HOME is not

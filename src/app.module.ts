@@ -16,6 +16,7 @@ import { OpenApiModule } from './modules/docs';
 import { ProjectsModule } from './modules/projects';
 import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
+import { TranscriptionsModule } from './modules/transcriptions';
 import { asyncApiDocumentProvider, SocketGatewayModule } from './gateway/socket-gateway.module';
 import { EnginesModule } from './engines';
 
@@ -39,6 +40,7 @@ export class AppModule {
         SessionsModule,
         ClientSecretsModule,
         UsageModule,
+        TranscriptionsModule,
         EnginesModule,
         SocketGatewayModule,
         AdminModule,

@@ -9,6 +9,7 @@ import {
   createRestClient,
   LatencyMeter,
   LiveSessionError,
+  transcribeFile,
   type LiveSession,
   type LiveSessionEnd,
 } from '@continuum/client';
@@ -83,6 +84,7 @@ async function start(): Promise<void> {
   const input = source();
   if (view.model.value === 'agent') return runAgent(apiKey, input === 'microphone');
   const file = droppedFile;
+  if (view.model.value === 'batch') return runBatch(apiKey, file);
   if (input === 'file' && !file) return showError('Drop a WAV file first, or choose the microphone.');
   const model = view.model.value;
   const talking = model === 'vendor-voicechat';
@@ -143,6 +145,37 @@ async function start(): Promise<void> {
     showError(error instanceof Shown ? error.message : `Unexpected failure: ${String(error)}`);
     setStatus('Idle');
     await finish(run);
+  }
+}
+
+/** Batch mode: the whole file in one request, its segments shown with their times. */
+async function runBatch(apiKey: string, file: File | null): Promise<void> {
+  if (!file) return showError('Drop an audio file first.');
+  resetSessionView();
+  view.replySection.hidden = true;
+  view.start.disabled = true;
+  try {
+    setStatus(`Transcribing ${file.name}…`);
+    const started = performance.now();
+    const rest = createRestClient({ baseUrl: location.origin, apiKey });
+    const result = (await transcribeFile(rest, file, { responseFormat: 'verbose_json' })) as {
+      text: string;
+      duration?: number;
+      segments?: Array<{ start: number; end: number; text: string }>;
+      usage?: { seconds?: number };
+    };
+    for (const segment of result.segments ?? []) {
+      append(view.finals, `${segment.start.toFixed(1)}–${segment.end.toFixed(1)} s: ${segment.text}`);
+    }
+    if ((result.segments ?? []).length === 0) append(view.finals, result.text || '(no speech)');
+    view.usage.textContent = `${result.usage?.seconds ?? '–'} s billed`;
+    const seconds = (performance.now() - started) / 1000;
+    setStatus(`Transcribed ${result.duration ?? '?'} s of audio in ${seconds.toFixed(1)} s`);
+  } catch (error) {
+    showError(`The file was not transcribed: ${error instanceof Error ? error.message : String(error)}`);
+    setStatus('Idle');
+  } finally {
+    view.start.disabled = false;
   }
 }
 

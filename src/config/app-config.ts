@@ -21,6 +21,19 @@ export interface StartingApiKey {
 
 const STARTING_KEY = /^wk_[A-Za-z0-9]{32,200}$/;
 
+/** Batch transcription's limits (Environment's TRANSCRIPTION_* variables). */
+export interface TranscriptionLimits {
+  /** Hosts a URL body may name (`*`: any public host); empty: URL bodies are refused. */
+  urlHosts: readonly string[];
+  urlAllowPrivate: boolean;
+  urlTimeoutMs: number;
+  maxAudioSeconds: number;
+  queueSize: number;
+  queueTimeoutMs: number;
+  /** Engine streams batch work uses at once on the instance. */
+  maxStreams: number;
+}
+
 export interface TlsFiles {
   certFile: string;
   keyFile: string;
@@ -81,6 +94,7 @@ export class AppConfig {
   readonly socketPongTimeoutMs: number;
   /** `/v1/realtime` model aliases: alias → model id (checked against the served models by the gateway). */
   readonly realtimeModelAliases: ReadonlyMap<string, string>;
+  readonly transcriptions: TranscriptionLimits;
 
   constructor(env: Record<string, string | undefined>) {
     const e = parseEnvironment(env);
@@ -149,6 +163,17 @@ export class AppConfig {
     this.sessionSignals = e.SESSION_SIGNALS;
     this.socketPongTimeoutMs = e.SOCKET_PONG_TIMEOUT_SECONDS * 1000;
     this.realtimeModelAliases = modelAliasesOf(e.REALTIME_MODEL_ALIASES);
+    this.transcriptions = {
+      urlHosts: e.TRANSCRIPTION_URL_HOSTS.split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+      urlAllowPrivate: e.TRANSCRIPTION_URL_ALLOW_PRIVATE === 'true',
+      urlTimeoutMs: e.TRANSCRIPTION_URL_TIMEOUT_SECONDS * 1000,
+      maxAudioSeconds: e.TRANSCRIPTION_MAX_AUDIO_SECONDS,
+      queueSize: e.TRANSCRIPTION_QUEUE_SIZE,
+      queueTimeoutMs: e.TRANSCRIPTION_QUEUE_TIMEOUT_SECONDS * 1000,
+      maxStreams: e.TRANSCRIPTION_MAX_STREAMS,
+    };
   }
 
   private readonly secretEnv: (name: string) => string | undefined;

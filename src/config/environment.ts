@@ -167,6 +167,27 @@ export class Environment {
    * `model`), so an agent written for OpenAI connects unchanged: comma-separated `alias=model`
    * pairs; empty: none. Checked in AppConfig (each target must be a served model).
    */
+  /**
+   * Batch transcription (`POST /v1/audio/transcriptions`, `POST /v1/listen`): hosts a Deepgram `{url}` body
+   * may name, comma-separated (`*`: any public host); empty: URL bodies are refused.
+   */
+  @IsString() TRANSCRIPTION_URL_HOSTS = '';
+  /** Lets a URL body reach private addresses (never link-local ones): for hosts on the operator's own network. */
+  @IsIn(['true', 'false']) TRANSCRIPTION_URL_ALLOW_PRIVATE: 'true' | 'false' = 'false';
+  /** Seconds a URL body's download may take. */
+  @IsInt() @Min(1) @Max(600) TRANSCRIPTION_URL_TIMEOUT_SECONDS: number = 30;
+  /** The longest audio one request may carry, in seconds (a 25 MB upload of low-rate Opus decodes to hours). */
+  @IsInt() @Min(1) @Max(86_400) TRANSCRIPTION_MAX_AUDIO_SECONDS: number = 7200;
+  /** Batch requests that may wait for engine streams at once on an instance; beyond it, 503 with retry_after_ms. */
+  @IsInt() @Min(0) @Max(10_000) TRANSCRIPTION_QUEUE_SIZE: number = 16;
+  /**
+   * Engine streams batch work uses at once on an instance (all requests together). Keep it at most half
+   * of libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default), where the embedded engine decodes: a live
+   * session's decodes otherwise wait behind batch ones.
+   */
+  @IsInt() @Min(1) @Max(10_000) TRANSCRIPTION_MAX_STREAMS: number = 2;
+  /** How long a batch request waits for its first engine stream before it is refused 503. */
+  @IsInt() @Min(1) @Max(3600) TRANSCRIPTION_QUEUE_TIMEOUT_SECONDS: number = 30;
   @IsString() REALTIME_MODEL_ALIASES =
     'gpt-realtime=vendor-voicechat,gpt-realtime-2.1=vendor-voicechat,gpt-realtime-mini=vendor-voicechat';
 }

@@ -16,6 +16,25 @@ export class UnreadableBody {
   constructor(readonly error: Error) {}
 }
 
+/**
+ * Route config (`@RouteConfig(STREAMED_BODY)`) of the routes that read an audio upload themselves: its
+ * body is handed over unread as the request's stream (`StreamedBody`), and the route enforces its own
+ * limit. Every other route keeps the 1 MiB limit and refuses these media types.
+ */
+export const STREAMED_BODY = { streamedBody: true } as const;
+
+/** An upload handed to its route unread: multipart/form-data, audio/*, video/*, application/octet-stream. */
+export class StreamedBody {
+  constructor(
+    readonly stream: NodeJS.ReadableStream,
+    readonly contentType: string,
+    /** The declared length, when the client sent one. */
+    readonly declaredLength: number | null,
+  ) {}
+}
+
+const STREAMED_TYPES = ['multipart/form-data', 'application/octet-stream', /^audio\//, /^video\//];
+
 /** JSON bodies through our parser (malformed JSON is a 422 `json_invalid`), anything else refused. */
 export function installBodyParsers(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
@@ -40,6 +59,17 @@ export function installBodyParsers(fastify: FastifyInstance): void {
       done(null, value);
     });
   });
+  for (const type of STREAMED_TYPES) {
+    fastify.addContentTypeParser(type, (request, payload, done) => {
+      const config = request.routeOptions.config as { streamedBody?: boolean } | undefined;
+      if (config?.streamedBody !== true) {
+        return done(null, unreadable(new AppError('unsupported_media_type', 'Send the body as application/json')));
+      }
+      const length = Number(request.headers['content-length']);
+      const declared = request.headers['content-length'] !== undefined && Number.isFinite(length) ? length : null;
+      done(null, new StreamedBody(payload, request.headers['content-type'] ?? '', declared));
+    });
+  }
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) =>
     done(null, unreadable(new AppError('unsupported_media_type', 'Send the body as application/json'))),
   );

@@ -19,6 +19,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audio/transcriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcribe an audio file (OpenAI-compatible)
+         * @description A batch session of type `transcription`, billed by the audio duration. Multipart form, file up to 25 MB (413 beyond); the container is read from the bytes. `stream=true` answers server-sent events.
+         */
+        post: operations["create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcribe an audio file (Deepgram prerecorded-compatible)
+         * @description Raw audio body (`audio/*`, up to 25 MB) or `{"url": …}` when the operator allows its host. `Authorization: Token <key>`. `metadata.request_id` is the session id.
+         */
+        post: operations["listen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/live/client_secrets": {
         parameters: {
             query?: never;
@@ -435,6 +475,13 @@ export interface components {
             object: "list";
         };
         ModelPriceResponse: {
+            /**
+             * @description USD per million input (context) tokens of a conversation's responses, as a 6-place decimal
+             *     string; null for a model that does no text work.
+             */
+            usd_per_million_input_tokens: string | null;
+            /** @description USD per million output tokens of a conversation's responses; null for a model that does no text work. */
+            usd_per_million_output_tokens: string | null;
             /** @description USD per minute of input audio, as a 6-place decimal string. */
             usd_per_minute: string;
         };
@@ -623,7 +670,7 @@ export interface components {
         };
         /** @enum {string} */
         SessionStatus: "pending" | "active" | "closed" | "expired";
-        /** @description A conversation session's token totals as its upstream reported them (detail, not billed). */
+        /** @description A conversation session's billed text tokens (reported by its upstream, else estimated). */
         SessionTokensResponse: {
             /** @description Input (prompt) tokens over the session's responses. */
             input_tokens: number;
@@ -637,16 +684,15 @@ export interface components {
          */
         SessionTransport: "websocket" | "webrtc" | "twilio" | "batch";
         SessionUsageResponse: {
-            /** @description USD as a 6-place decimal string. */
+            /** @description USD as a 6-place decimal string: the frames' cost and the tokens'. */
             cost_usd: string;
             /** @description Billable 80 ms frames of input audio. */
             frames: number;
             /** @description frames × 0.08. */
             seconds: number;
             /**
-             * @description Detail, not billed: a conversation session's token totals as its upstream reported them (the sum
-             *     of its responses' `response.done.usage`), recorded when it closes. Null while it runs, for sessions
-             *     that are not conversations, and when the engine reported no usage.
+             * @description A conversation session's billed text tokens so far (the sum of its responses'
+             *     `response.done.usage`); null for a session that billed none.
              */
             tokens: components["schemas"]["SessionTokensResponse"] | null;
         };
@@ -729,10 +775,14 @@ export interface components {
         UsageBucketResponse: {
             /** @description The UTC day (`YYYY-MM-DD`) or the model id. */
             bucket: string;
-            /** @description Sum of the cost stored with each meter event, USD as a 6-place decimal string. */
+            /** @description Sum of the cost stored with each meter event (frames and tokens), USD as a 6-place decimal string. */
             cost_usd: string;
             /** @description Billable 80 ms input frames metered in the bucket. */
             frames: number;
+            /** @description Text tokens of conversation responses billed in the bucket: input (context) tokens. */
+            input_tokens: number;
+            /** @description Text tokens of conversation responses billed in the bucket: output tokens. */
+            output_tokens: number;
             /** @description `frames * 0.08`. */
             seconds: number;
             /** @description Sessions created or metered in the bucket (a session metered across midnight counts on both days). */
@@ -769,11 +819,7 @@ export interface components {
             started_at: number | null;
             /** @enum {string} */
             status: "pending" | "active" | "closed" | "expired";
-            /**
-             * @description Detail, not billed: a conversation session's token totals as its upstream reported them, recorded
-             *     when it closes (the whole session's, whatever the range; not split by range as frames are). Null
-             *     while it runs, for sessions that are not conversations, and when the engine reported no usage.
-             */
+            /** @description Text tokens billed in the range (as frames are); null when none were. */
             tokens: components["schemas"]["SessionTokensResponse"] | null;
             /** @enum {string} */
             type: "live" | "transcription";
@@ -825,6 +871,320 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+        };
+    };
+    create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description WAV, MP3, FLAC, Ogg, WebM or M4A, up to 25 MB
+                     */
+                    file: string;
+                    /** @description ISO-639-1; absent: auto */
+                    language?: string;
+                    /** @description vendor-asr-streaming, an OpenAI transcription model name (whisper-1, gpt-4o-transcribe…) or an alias */
+                    model?: string;
+                    /** @description Accepted, ignored */
+                    prompt?: string;
+                    /**
+                     * @default json
+                     * @enum {string}
+                     */
+                    response_format?: "json" | "text" | "srt" | "vtt" | "verbose_json";
+                    /** @description Server-sent events (response_format json or text) */
+                    stream?: boolean;
+                    /** @description Accepted, ignored */
+                    temperature?: number;
+                    /** @description With verbose_json */
+                    "timestamp_granularities[]"?: ("segment" | "word")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The transcript in the asked format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description verbose_json: seconds */
+                        duration?: number;
+                        /** @description verbose_json */
+                        language?: string;
+                        segments?: {
+                            end?: number;
+                            id?: number;
+                            start?: number;
+                            text?: string;
+                        }[];
+                        /** @description verbose_json */
+                        task?: string;
+                        text: string;
+                        usage?: {
+                            seconds?: number;
+                            /** @enum {string} */
+                            type?: "duration";
+                        };
+                        words?: {
+                            end?: number;
+                            start?: number;
+                            word?: string;
+                        }[];
+                    };
+                    "text/event-stream": string;
+                    "text/plain": string;
+                    "text/vtt": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": string | {
+                    /** @description Fetched only from hosts the operator allows */
+                    url: string;
+                };
+                "audio/flac": string | {
+                    /** @description Fetched only from hosts the operator allows */
+                    url: string;
+                };
+                "audio/mp4": string | {
+                    /** @description Fetched only from hosts the operator allows */
+                    url: string;
+                };
+                "audio/mpeg": string | {
+                    /** @description Fetched only from hosts the operator allows */
+                    url: string;
+                };
+                "audio/ogg": string | {
+                    /** @description Fetched only from hosts the operator allows */
+                    url: string;
+                };
+                "audio/wav": string | {
+                    /** @description Fetched only from hosts the operator allows */
+                    url: string;
+                };
+                "audio/webm": string | {
+                    /** @description Fetched only from hosts the operator allows */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Deepgram's prerecorded response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metadata: {
+                            channels?: number;
+                            /** Format: date-time */
+                            created?: string;
+                            duration?: number;
+                            models?: string[];
+                            /** @description The session id */
+                            request_id?: string;
+                            sha256?: string;
+                        };
+                        results: {
+                            channels?: {
+                                alternatives?: {
+                                    confidence?: number;
+                                    transcript?: string;
+                                    words?: {
+                                        confidence?: number;
+                                        end?: number;
+                                        punctuated_word?: string;
+                                        start?: number;
+                                        word?: string;
+                                    }[];
+                                }[];
+                            }[];
+                            utterances?: Record<string, never>[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };

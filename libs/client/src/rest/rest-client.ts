@@ -116,3 +116,43 @@ export function createClientSecret(
 ): Promise<ClientSecretResponse> {
   return unwrap(client.POST('/v1/live/client_secrets', { body }));
 }
+
+export type Transcription = JsonOf<Post<'/v1/audio/transcriptions'>['responses'][200]>;
+
+export interface TranscribeOptions {
+  /** Default `vendor-asr-streaming`; OpenAI's names (`whisper-1`…) are served by it too. */
+  model?: string;
+  /** ISO-639-1; absent: auto. */
+  language?: string;
+  /** `json` (text and usage) or `verbose_json` (segments, and words when asked for). */
+  responseFormat?: 'json' | 'verbose_json';
+  timestampGranularities?: Array<'segment' | 'word'>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Transcribes a whole file (`POST /v1/audio/transcriptions`, a batch session billed by the audio's
+ * duration): WAV, MP3, FLAC, Ogg, WebM or M4A up to 25 MB. Needs an API key: run it on a server, or in
+ * a page whose user owns the key (the playground).
+ */
+export function transcribeFile(
+  client: ContinuumRestClient,
+  file: Blob,
+  options: TranscribeOptions = {},
+): Promise<Transcription> {
+  const form = new FormData();
+  form.append('file', file, (file as File).name ?? 'audio');
+  if (options.model) form.append('model', options.model);
+  if (options.language) form.append('language', options.language);
+  form.append('response_format', options.responseFormat ?? 'json');
+  for (const granularity of options.timestampGranularities ?? []) form.append('timestamp_granularities[]', granularity);
+  // json and verbose_json answer JSON (the document also lists the text formats, which this call does not ask for).
+  return unwrap<Transcription>(
+    client.POST('/v1/audio/transcriptions', {
+      // The form as built: openapi-fetch would otherwise serialise the body as JSON.
+      body: form as never,
+      bodySerializer: (body: unknown) => body as FormData,
+      signal: options.signal,
+    }) as Promise<{ data?: Transcription; error?: unknown; response: Response }>,
+  );
+}
