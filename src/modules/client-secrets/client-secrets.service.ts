@@ -93,9 +93,13 @@ export class ClientSecretsService {
       });
     }
     const resolved = conversation
-      ? withConversationTurns(resolveSessionConfig(this.conversationRequest(request.session!), this.models), request)
+      ? withConversationTurns(
+          resolveSessionConfig(this.conversationRequest(request.session!), this.models, { realtimeFormats: true }),
+          request,
+        )
       : resolveSessionConfig(request.session as RequestedSessionConfig | undefined, this.models, {
           transcriptionOnly: endpoint === 'realtime',
+          realtimeFormats: endpoint === 'realtime',
         });
     const settings: SecretConversation | null = conversation
       ? secretConversation(request.session!, resolved.model, this.realtimeCheck)

@@ -9,6 +9,12 @@ import { type SessionCommand, type TurnDetectionConfig, DEFAULT_VAD } from '../.
 import type { SessionConfigChanges } from '../../../session-core';
 import { Fields, isRecord, reject } from '../../connection/client-frames';
 import { TRANSCRIPTION_MODEL } from '../../../engines';
+import {
+  realtimeFormatName,
+  REALTIME_FORMATS_SERVED,
+  type AudioFormatName,
+  type AudioFormats,
+} from '../../../platform/audio/audio-format';
 
 /** OpenAI transcription model names that existing clients send: all served by the streaming model. */
 export const OPENAI_TRANSCRIPTION_MODELS: ReadonlySet<string> = new Set([
@@ -96,9 +102,10 @@ function sessionChanges(raw: unknown): SessionConfigChanges {
   known(audio, AUDIO_FIELDS, 'session.audio');
   const input = object(audio.input, 'session.audio.input');
   known(input, INPUT_FIELDS, 'session.audio.input');
-  checkFormat(input.format);
+  const format = inputFormat(input.format);
   checkNoiseReduction(input.noise_reduction);
-  const changes: { language?: string; turnDetection?: TurnDetectionConfig | null } = {};
+  const changes: { language?: string; turnDetection?: TurnDetectionConfig | null; audioFormats?: AudioFormats } = {};
+  if (format !== undefined) changes.audioFormats = { input: format, output: 'pcm16' };
   const language = transcriptionLanguage(input.transcription);
   if (language !== undefined) changes.language = language;
   if (input.turn_detection !== undefined) changes.turnDetection = turnDetection(input.turn_detection);
@@ -125,16 +132,17 @@ function known(fields: Fields, allowed: ReadonlySet<string>, prefix: string): vo
   }
 }
 
-function checkFormat(format: unknown): void {
-  if (format === undefined || format === null) return;
-  const served = isRecord(format) && format.type === 'audio/pcm' && (format.rate ?? 24000) === 24000;
-  if (!served) {
+function inputFormat(format: unknown): AudioFormatName | undefined {
+  if (format === undefined || format === null) return undefined;
+  const name = realtimeFormatName(format);
+  if (name === null) {
     throw new Refusal(
       'unsupported_audio_format',
-      'only {"type":"audio/pcm","rate":24000} is served (pcm16 mono, 24 kHz)',
+      `session.audio.input.format: ${REALTIME_FORMATS_SERVED} is served`,
       'session.audio.input.format',
     );
   }
+  return name;
 }
 
 function checkNoiseReduction(value: unknown): void {

@@ -23,6 +23,7 @@ import {
 } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
 import { isClientsOwnClose } from '../../../connection/client-close';
+import { WireAudio } from '../../../../platform/audio/audio-format';
 import { REALTIME_MAX_MESSAGE_BYTES } from '../realtime.protocol';
 import {
   parseConversationFrame,
@@ -57,11 +58,13 @@ const CONVERSATION_REQUESTS: ReadonlySet<string> = new Set([
 export class RealtimeConversationConnection implements EventRenderer {
   readonly runtime: SessionRuntime;
   private readonly model: ConversationModel;
-  private readonly out = new ConversationRenderer();
+  private readonly out = new ConversationRenderer(() => this.wire.current.output);
   private readonly context: ConversationParseContext;
   private readonly view: ConversationView;
   private readonly tools: boolean;
   private readonly idle: ConversationIdleTimer;
+  /** The wire's audio formats ↔ the session's pcm16 24 kHz (G.711 for phone bridges). */
+  private readonly wire: WireAudio;
   /** An update that changes turn detection: it applies once the session core took that change. */
   private asked: ConversationUpdate | null = null;
 
@@ -71,6 +74,7 @@ export class RealtimeConversationConnection implements EventRenderer {
     this.tools = capabilities?.tools === true;
     this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
+    this.wire = new WireAudio(config.audioFormats);
     const served = servedConfig(config, this.model.engineResponds);
     this.view = startingView(served);
     if (served.turnDetection === null || served.createResponse === false) this.model.settings.createResponse = false;
@@ -145,7 +149,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       case 'response_started':
         return this.frames(this.model.audioStarted(event.itemId));
       case 'output_audio':
-        return this.frames(this.model.audioChunk(event.itemId, event.pcm, event.startMs));
+        return this.frames(this.model.audioChunk(event.itemId, this.wire.output(event.pcm), event.startMs));
       case 'output_transcript':
         return event.done ? null : this.frames(this.model.audioTranscript(event.itemId, event.delta, event.startMs));
       case 'response_done':
@@ -186,15 +190,26 @@ export class RealtimeConversationConnection implements EventRenderer {
           this.model.truncateItem(parsed.itemId, parsed.contentIndex, parsed.audioEndMs, parsed.clientEventId),
         );
       case 'response_create':
+        if (parsed.outputFormat !== undefined && parsed.outputFormat !== this.wire.current.output) {
+          return this.runtime.handle({
+            type: 'reject',
+            code: 'unsupported_audio_format',
+            message: `response.audio.output.format: a response plays in the session's output format (${parsed.outputFormat} asked, ${this.wire.current.output} in force); change it with session.update`,
+            param: 'response.audio.output.format',
+            ...(parsed.clientEventId === undefined ? {} : { clientEventId: parsed.clientEventId }),
+          });
+        }
         if (!this.tools && (parsed.options.tools?.length ?? 0) > 0) {
           return this.refuseTools('response.tools', parsed.clientEventId);
         }
         return this.send(this.model.createResponse(parsed.options, parsed.clientEventId));
       case 'response_cancel':
         return this.send(this.model.cancelResponse(parsed.responseId, parsed.clientEventId));
-      case 'append':
-        this.idle.appended(parsed.audio.length);
-        return this.runtime.handle(parsed);
+      case 'append': {
+        const audio = this.wire.input(parsed.audio);
+        this.idle.appended(audio.length);
+        return this.runtime.handle({ ...parsed, audio });
+      }
       default:
         return this.runtime.handle(parsed);
     }
@@ -207,16 +222,19 @@ export class RealtimeConversationConnection implements EventRenderer {
     const ids = clientEventId === undefined ? {} : { clientEventId };
     const unserved = this.model.engineResponds ? null : unservedBySelfAnswering(update);
     if (unserved !== null) return this.runtime.handle({ type: 'reject', ...unserved, ...ids });
+    // The audio that follows is in the new formats, whenever the session core answers the update.
+    if (update.audioFormats !== undefined) this.wire.set(update.audioFormats);
+    const formats = update.audioFormats === undefined ? {} : { audioFormats: this.wire.current };
     if (update.turnDetection === undefined) {
       this.takeAsked(update);
-      return this.runtime.handle({ type: 'update', ...ids });
+      return this.runtime.handle({ type: 'update', changes: formats, ...ids });
     }
     // The session core may refuse a turn detection change (session_config_locked): the whole update
     // then applies nothing, as OpenAI's does, and a later session.updated shows only what is in force.
     this.asked = update;
     this.runtime.handle({
       type: 'update',
-      changes: { turnDetection: update.turnDetection, interruptResponse: update.interruptResponse },
+      changes: { turnDetection: update.turnDetection, interruptResponse: update.interruptResponse, ...formats },
       param: 'session.audio.input.turn_detection',
       ...ids,
     });

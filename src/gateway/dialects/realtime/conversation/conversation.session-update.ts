@@ -11,6 +11,11 @@ import { DEFAULT_END_OF_TURN, DEFAULT_VAD, VOICE } from '../../../../session-cor
 import { isRecord, type Fields } from '../../../connection/client-frames';
 import { isServedModel } from '../realtime.session-update';
 import {
+  realtimeFormatName,
+  REALTIME_FORMATS_SERVED,
+  type AudioFormatName,
+} from '../../../../platform/audio/audio-format';
+import {
   integer,
   known,
   MAX_TEXT,
@@ -41,6 +46,8 @@ export interface ConversationUpdate {
   /** With turnDetection: `interrupt_response` and `idle_timeout_ms` (null: off), which change at any time. */
   interruptResponse?: boolean;
   idleTimeoutMs?: number | null;
+  /** The wire's formats the update names (the rest stay as they are). */
+  audioFormats?: { input?: AudioFormatName; output?: AudioFormatName };
 }
 
 /** OpenAI's range for `idle_timeout_ms`. */
@@ -158,7 +165,8 @@ export function parseConversationUpdate(raw: unknown, sessionModel: string, alia
 function input(fields: Fields, update: ConversationUpdate): void {
   const prefix = 'session.audio.input';
   known(fields, INPUT_FIELDS, prefix);
-  format(fields.format, `${prefix}.format`);
+  const inputFormat = format(fields.format, `${prefix}.format`);
+  if (inputFormat !== undefined) update.audioFormats = { ...update.audioFormats, input: inputFormat };
   if (fields.noise_reduction !== undefined && fields.noise_reduction !== null) {
     object(fields.noise_reduction, `${prefix}.noise_reduction`);
   }
@@ -267,7 +275,8 @@ function turnDetection(value: unknown, update: ConversationUpdate): void {
 function output(fields: Fields, update: ConversationUpdate): void {
   const prefix = 'session.audio.output';
   known(fields, OUTPUT_FIELDS, prefix);
-  format(fields.format, `${prefix}.format`);
+  const outputFormat = format(fields.format, `${prefix}.format`);
+  if (outputFormat !== undefined) update.audioFormats = { ...update.audioFormats, output: outputFormat };
   if (fields.voice !== undefined) {
     if (fields.voice !== VOICE) {
       throw new Refusal('invalid_value', `${prefix}.voice: the one voice is "${VOICE}"`, `${prefix}.voice`);
@@ -283,16 +292,12 @@ function output(fields: Fields, update: ConversationUpdate): void {
   }
 }
 
-function format(value: unknown, param: string): void {
-  if (value === undefined || value === null) return;
-  const served = isRecord(value) && value.type === 'audio/pcm' && (value.rate ?? 24000) === 24000;
-  if (!served) {
-    throw new Refusal(
-      'unsupported_audio_format',
-      'only {"type":"audio/pcm","rate":24000} is served (pcm16 mono, 24 kHz)',
-      param,
-    );
-  }
+function format(value: unknown, param: string): AudioFormatName | undefined {
+  if (value === undefined || value === null) return undefined;
+  const name = realtimeFormatName(value);
+  if (name === null)
+    throw new Refusal('unsupported_audio_format', `${param}: ${REALTIME_FORMATS_SERVED} is served`, param);
+  return name;
 }
 
 /**
