@@ -34,7 +34,7 @@ export class ListenConnection {
 
   constructor(options: ListenConnectionOptions) {
     const { config, listen, idleMs, ...runtimeOptions } = options;
-    this.audio = new ListenAudioInput(listen.sampleRate);
+    this.audio = new ListenAudioInput(listen.sampleRate, listen.encoding);
     this.renderer = new ListenRenderer({
       requestId: options.sessionId,
       listen,
