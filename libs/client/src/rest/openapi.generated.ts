@@ -202,20 +202,21 @@ export interface components {
     schemas: {
         AudioFormatRequest: {
             /**
-             * @description Only 24000 is served; null means the default, 24000.
+             * @description 24000 for `audio/pcm`, 8000 (or left out) for G.711; null means the format's own rate.
              * @default 24000
              */
             rate: number | null;
             /**
-             * @description Only `audio/pcm` (pcm16 little-endian, mono) is served.
+             * @description `audio/pcm` (pcm16 little-endian, mono, 24 kHz). Realtime secrets also take `audio/pcmu` and
+             *     `audio/pcma` (G.711 at 8 kHz, for phone bridges).
              * @default audio/pcm
              */
             type: string;
         };
         AudioFormatResponse: {
-            /** @description Samples per second: 24000. */
+            /** @description Samples per second: 24000 (8000 for G.711). */
             rate: number | null;
-            /** @description Always `audio/pcm` (pcm16 little-endian, mono). */
+            /** @description `audio/pcm` (pcm16 little-endian, mono); a Realtime secret's may be `audio/pcmu` or `audio/pcma` (G.711). */
             type: string;
         };
         AudioInputRequest: {
@@ -241,6 +242,8 @@ export interface components {
              * @enum {string}
              */
             encoding: "base64" | "binary";
+            /** @description Realtime conversation secrets only: the answer's format, as `input.format` (default pcm16 24 kHz). */
+            format?: components["schemas"]["AudioFormatRequest"];
             /**
              * @description The only voice is `aria`.
              * @default aria
@@ -253,6 +256,8 @@ export interface components {
              * @enum {string}
              */
             encoding: "base64" | "binary";
+            /** @description A Realtime conversation's output format when its secret named one. */
+            format?: components["schemas"]["AudioFormatResponse"];
             /** @description Always `aria`. */
             voice: string;
         };
