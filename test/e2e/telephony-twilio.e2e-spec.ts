@@ -76,7 +76,9 @@ describe('Twilio Media Streams on /v1/telephony/twilio', () => {
     await waitFor(async () => twilio.closed !== null, 5000);
     await waitFor(async () => (await rest(`/v1/sessions/${secret.session.id}`)).status === 'closed', 10_000);
     const session = await rest(`/v1/sessions/${secret.session.id}`);
-    expect(session).toMatchObject({ type: 'live', close_reason: 'close_requested' });
+    expect(session).toMatchObject({ type: 'live', close_reason: 'close_requested', transport: 'twilio' });
+    expect(session.call_id).toMatch(/^rtc_/);
+    expect((await rest(`/v1/sessions/${session.call_id}`)).id).toBe(secret.session.id);
     // Metered by the audio's duration: 0.3 + speech + 2 s of caller audio.
     expect(session.usage.seconds).toBeGreaterThan(2.5);
     expect(session.usage.seconds).toBeLessThan(6);

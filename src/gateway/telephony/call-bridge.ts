@@ -23,7 +23,10 @@ const MULAW_BYTES_PER_MS = 8;
 const MAX_HELD_FRAMES = 100;
 
 /** Opens the session for a started call: admission with the token, then the conversation's connection. */
-export type OpenCall = (token: string, socket: SessionSocket) => Promise<{ sessionId: string; conversation: boolean }>;
+export type OpenCall = (
+  token: string,
+  socket: SessionSocket,
+) => Promise<{ sessionId: string; callId: string; conversation: boolean }>;
 
 interface Playing {
   itemId: string;
@@ -87,12 +90,12 @@ export class CallBridge {
     });
     Object.defineProperty(session, 'bufferedAmount', { get: () => this.carrier.bufferedAmount });
     this.open(event.token, session).then(
-      ({ sessionId, conversation }) => {
+      ({ sessionId, callId, conversation }) => {
         if (this.state !== 'opening') return session.clientClose(1006);
         this.state = 'bridged';
         this.session = session;
         this.sessionId = sessionId;
-        this.logger.log(`call ${event.callId || '-'} on ${this.protocol.name} is session ${sessionId}`);
+        this.logger.log(`call ${callId} (${this.protocol.name} ${event.callId || '-'}) is session ${sessionId}`);
         const input = { format: { type: 'audio/pcmu' } };
         const audio = conversation ? { input, output: { format: { type: 'audio/pcmu' } } } : { input };
         session.clientSend(JSON.stringify({ type: 'session.update', session: { audio } }));

@@ -2,6 +2,8 @@ import { Injectable, type Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { VOICECHAT } from '../../engines';
 import { FailedAuthThrottle } from '../../modules/auth';
+import { SessionsService, type SessionTransport } from '../../modules/sessions';
+import { newId } from '../../platform/ids';
 import { REALTIME_DIALECT } from '../dialects/realtime/realtime.dialect';
 import { SocketAdmission } from '../handshake/socket-admission';
 import { SocketWiring } from '../socket-gateway';
@@ -22,14 +24,16 @@ export class CallSessions {
     private readonly admission: SocketAdmission,
     private readonly wiring: SocketWiring,
     private readonly throttle: FailedAuthThrottle,
+    private readonly sessions: SessionsService,
   ) {}
 
   async open(
+    transport: SessionTransport,
     upgrade: IncomingMessage,
     token: string,
     socket: SessionSocket,
     logger: Logger,
-  ): Promise<{ sessionId: string; conversation: boolean }> {
+  ): Promise<{ sessionId: string; callId: string; conversation: boolean }> {
     const headers: IncomingMessage['headers'] = {};
     for (const [name, value] of Object.entries(upgrade.headers))
       if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
@@ -47,6 +51,12 @@ export class CallSessions {
     }
     const admitted = this.admission.peek(req)!;
     this.wiring.connect(REALTIME_DIALECT, logger, socket.asWebSocket(), req);
-    return { sessionId: admitted.session.sessionId, conversation: admitted.config?.type === 'live' };
+    const sessionId = admitted.session.sessionId;
+    const callId = newId('rtc');
+    // The session is the call's from now on; listing it as one may trail by a statement.
+    this.sessions
+      .recordTransport(sessionId, transport, callId)
+      .catch((error: unknown) => logger.warn(`call ${callId}: its transport was not recorded: ${String(error)}`));
+    return { sessionId, callId, conversation: admitted.config?.type === 'live' };
   }
 }

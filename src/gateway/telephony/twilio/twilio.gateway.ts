@@ -24,7 +24,7 @@ export class TwilioGateway implements OnGatewayConnection {
     new CallBridge(
       ws,
       TWILIO_PROTOCOL,
-      (token, socket) => this.calls.open(req, token, socket, this.logger),
+      (token, socket) => this.calls.open('twilio', req, token, socket, this.logger),
       this.logger,
     );
   }
