@@ -147,7 +147,7 @@ describe('Twilio Media Streams on /v1/telephony/twilio', () => {
     ['no token', async (t: FakeTwilio) => t.start({}), 'missing_token'],
     ['an API key as the token', async (t: FakeTwilio) => t.start({ token: app.apiKey }), 'missing_token'],
     ['an unknown secret', async (t: FakeTwilio) => t.start({ token: 'ek_unknown' }), /^token_refused: /],
-    ['media before start', async (t: FakeTwilio) => t.sendMedia(SILENCE(20)), 'media_before_start'],
+    ['media before start', async (t: FakeTwilio) => t.sendMedia(SILENCE(20)), 'frame_before_start'],
     ['a binary frame', async (t: FakeTwilio) => t.ws.send(Buffer.alloc(160)), 'binary_frame'],
     ['not JSON', async (t: FakeTwilio) => t.ws.send('{"event":'), 'invalid_json'],
   ])(

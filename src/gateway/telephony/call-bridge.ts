@@ -75,7 +75,7 @@ export class CallBridge {
   private beforeStart(event: CarrierEvent): void {
     if (event.kind === 'connected' && ++this.framesBeforeStart <= MAX_FRAMES_BEFORE_START) return;
     if (event.kind !== 'start')
-      return this.refuse(event.kind === 'connected' ? 'too_many_frames' : 'media_before_start');
+      return this.refuse(event.kind === 'connected' ? 'too_many_frames' : 'frame_before_start');
     if (event.token === null || !event.token.startsWith('ek_')) return this.refuse('missing_token');
     if (event.encoding !== 'audio/x-mulaw' || event.sampleRate !== 8000) return this.refuse('unsupported_media_format');
     clearTimeout(this.startTimer);
