@@ -151,7 +151,10 @@ function resolveFormat(
 ): { type: string; rate: number } {
   if (realtimeFormats && format !== undefined) {
     const name = realtimeFormatName({ type: format.type ?? SUPPORTED_FORMAT, rate: format.rate });
-    if (name === null) throw invalid(`${param}.type`, `${param}: ${REALTIME_FORMATS_SERVED} is served`);
+    if (name === null) {
+      const typeServed = realtimeFormatName({ type: format.type ?? SUPPORTED_FORMAT }) !== null;
+      throw invalid(`${param}.${typeServed ? 'rate' : 'type'}`, `${param}: ${REALTIME_FORMATS_SERVED} is served`);
+    }
     return name === 'pcm16' ? { type: SUPPORTED_FORMAT, rate: SAMPLE_RATE } : { type: `audio/${name}`, rate: 8000 };
   }
   if (format?.type !== undefined && format.type !== SUPPORTED_FORMAT) {
