@@ -134,6 +134,33 @@ describe('Twilio Media Streams on /v1/telephony/twilio', () => {
     twilio.stop();
   }, 30_000);
 
+  it('hang-up from the app ends the call by its call id: the session closes as requested, the stream closes', async () => {
+    const secret = await mintSecret();
+    const twilio = await call(secret.value);
+    await twilio.speak(SILENCE(300));
+    let callId: string | null = null;
+    await waitFor(async () => (callId = (await rest(`/v1/sessions/${secret.session.id}`)).call_id) !== null, 5000);
+    const other = await app.t.newProject();
+    const foreign = await fetch(`${app.t.baseUrl}/v1/realtime/calls/${callId}/hangup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other.apiKey}` },
+    });
+    expect(foreign.status).toBe(404);
+    const hung = await fetch(`${app.t.baseUrl}/v1/realtime/calls/${callId}/hangup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.apiKey}` },
+    });
+    expect(hung.status).toBe(204);
+    await waitFor(async () => twilio.closed !== null, 5000);
+    await waitFor(async () => (await rest(`/v1/sessions/${secret.session.id}`)).status === 'closed', 10_000);
+    expect(await rest(`/v1/sessions/${secret.session.id}`)).toMatchObject({ close_reason: 'close_requested' });
+    const again = await fetch(`${app.t.baseUrl}/v1/realtime/calls/${callId}/hangup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.apiKey}` },
+    });
+    expect(again.status).toBe(404);
+  }, 30_000);
+
   it('a dropped stream ends its session as connection_lost', async () => {
     const secret = await mintSecret();
     const twilio = await call(secret.value);

@@ -2,8 +2,8 @@ import { Injectable, type Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { VOICECHAT } from '../../engines';
 import { FailedAuthThrottle } from '../../modules/auth';
-import { SessionsService, type SessionTransport } from '../../modules/sessions';
-import { newId } from '../../platform/ids';
+import { newCallId, SessionsService, type SessionTransport } from '../../modules/sessions';
+
 import { REALTIME_DIALECT } from '../dialects/realtime/realtime.dialect';
 import { SocketAdmission } from '../handshake/socket-admission';
 import { SocketWiring } from '../socket-gateway';
@@ -52,7 +52,7 @@ export class CallSessions {
     const admitted = this.admission.peek(req)!;
     this.wiring.connect(REALTIME_DIALECT, logger, socket.asWebSocket(), req);
     const sessionId = admitted.session.sessionId;
-    const callId = newId('rtc');
+    const callId = newCallId();
     // The session is the call's from now on; listing it as one may trail by a statement.
     this.sessions
       .recordTransport(sessionId, transport, callId)
