@@ -66,8 +66,11 @@ export class SocketWiring {
           idleTimeoutMs: this.config.sessionIdleSeconds * 1000,
           controlBurst: this.config.socketControlBurst,
           controlPerSecond: this.config.socketControlPerSecond,
+          responseBurst: this.config.conversationResponses.burst,
+          responsesPerMinute: this.config.conversationResponses.perMinute,
         },
       },
+      conversation: this.config.conversationLimits,
       engines: { default: this.engine, for: (model) => this.engines.engineFor(model) },
       models: this.models,
     });

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../platform/errors/app-error';
-import { newClientSecret, newId, sha256Hex } from '../../platform/ids';
+import { newId, sha256Hex } from '../../platform/ids';
 import { toUnixSeconds } from '../../platform/time';
 import { AppConfig } from '../../config/app-config';
-import { isClientSecret } from '../auth';
+import { CredentialSigner, isClientSecret } from '../auth';
 import { LifecycleState } from '../health';
 import type { PresentedApiKey } from '../auth';
 import { ModelCatalog } from '../models';
@@ -55,6 +55,7 @@ export class ClientSecretsService {
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
     private readonly lifecycle: LifecycleState,
     @Inject(REALTIME_SESSION_CHECK) private readonly realtimeCheck: RealtimeSessionCheck,
+    private readonly signer: CredentialSigner,
   ) {
     this.urlSettings = {
       publicUrl: config.publicUrl,
@@ -115,7 +116,7 @@ export class ClientSecretsService {
         retryAfterMs: capacity.retryAfterMs,
       });
     }
-    const value = newClientSecret();
+    const value = this.signer.mint('ek_');
     const session = {
       id: newSessionId(),
       type: resolved.type,

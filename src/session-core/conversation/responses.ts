@@ -7,6 +7,7 @@
  * at once, and goes to the engine once that transcript is in.
  */
 import type { ResponseEvent, ResponseRequest, TokenUsage } from '../engine/engine.port';
+import { fitContext } from './context-budget';
 import { copy, emit, refuse, type ConversationEffect } from './conversation-effects';
 import type { ConversationIds } from './conversation-ids';
 import { messagesOf, type ConversationItems, type ConversationItemsSource } from './conversation-items';
@@ -18,6 +19,7 @@ import type {
   ResponseView,
 } from './conversation.types';
 import { ResponseOutput, type OutputState } from './response-output';
+import { estimatedTokens, requestBytes } from './text-tokens';
 import type { UserTurns } from './user-turns';
 
 interface Response extends OutputState {
@@ -36,15 +38,17 @@ interface Response extends OutputState {
    * committed audio at once.
    */
   held: { request: ResponseRequest; context: ConversationItemsSource } | null;
+  /** UTF-8 bytes of the request the engine was sent (null: not sent), and of its output so far. */
+  sentBytes: number | null;
+  outputBytes: number;
 }
 
 export class ConversationResponses {
   private active: Response | null = null;
   /** A response to start once the active one is done (a user turn answered by create_response). */
   private queued = false;
-  /** Totals over the session's responses: what the upstream reported, kept as detail. */
+  /** Totals over the session's responses, as billed (reported by the upstream, or estimated). */
   readonly tokens: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  private tokensReported = false;
   private readonly output: ResponseOutput;
 
   constructor(
@@ -55,13 +59,10 @@ export class ConversationResponses {
     private readonly settings: () => ConversationSettings,
     /** Whether the engine makes responses on request (false: it answers spoken turns by itself). */
     private readonly engineResponds: boolean,
+    /** Estimated tokens a response's request may carry (context-budget.ts). */
+    private readonly contextTokens: number,
   ) {
     this.output = new ResponseOutput(items, ids);
-  }
-
-  /** The session's token totals, or null if no response reported usage (the engine reports none). */
-  get reportedTokens(): TokenUsage | null {
-    return this.tokensReported ? { ...this.tokens } : null;
   }
 
   get responding(): boolean {
@@ -88,7 +89,7 @@ export class ConversationResponses {
       );
     }
     const context = this.contextOf(options);
-    if (typeof context === 'string') return refuse('item_not_found', context, 'response.input', clientEventId);
+    if ('refusal' in context) return refuse(...context.refusal, clientEventId);
     return this.start(options, context, clientEventId);
   }
 
@@ -119,7 +120,7 @@ export class ConversationResponses {
     const held = this.active?.held;
     if (held) {
       const answersThisTurn = held.context.items().some((each) => each.id === itemId);
-      if (!this.turns.transcribing(held.context)) out.push(this.release(this.active!));
+      if (!this.turns.transcribing(held.context)) out.push(...this.release(this.active!));
       if (answersThisTurn) return out;
     }
     // An empty turn (noise) is not answered.
@@ -137,24 +138,23 @@ export class ConversationResponses {
     if (response === null || response.view.id !== responseId) return [];
     switch (event.type) {
       case 'text':
+        response.outputBytes += Buffer.byteLength(event.delta);
         // A voiced answer's text is shown as its transcript, word by word with its audio.
         if (response.view.audio || event.delta === '') return [];
         return this.output.text(response, event.delta);
       case 'function_call':
+        response.outputBytes += Buffer.byteLength(event.name) + Buffer.byteLength(event.arguments);
         return this.output.functionCall(response, event);
-      case 'finished':
+      case 'finished': {
         response.engineFinished = true;
-        if (event.usage !== null) {
-          response.view.usage = event.usage;
-          this.tokens.inputTokens += event.usage.inputTokens;
-          this.tokens.outputTokens += event.usage.outputTokens;
-          this.tokensReported = true;
-        }
+        const out = this.bill(response, event.usage);
         if (response.cancelReason === null && event.status !== 'completed') {
           response.view.status = event.status;
           response.view.reason = event.reason;
         }
-        return this.settle(response);
+        out.push(...this.settle(response));
+        return out;
+      }
     }
   }
 
@@ -242,6 +242,8 @@ export class ConversationResponses {
       cancelReason: null,
       unbidden: false,
       held: null,
+      sentBytes: null,
+      outputBytes: 0,
     };
     const out: ConversationEffect[] = [emit({ type: 'response_created', response: snapshot(view), clientEventId })];
     if (context === null) return out;
@@ -256,25 +258,51 @@ export class ConversationResponses {
       maxOutputTokens: options.maxOutputTokens === undefined ? settings.maxOutputTokens : options.maxOutputTokens,
     };
     this.active.held = { request, context };
-    if (!this.turns.transcribing(context)) out.push(this.release(this.active));
+    if (!this.turns.transcribing(context)) out.push(...this.release(this.active));
     return out;
   }
 
-  /** The held request goes to the engine, made from the context as it is now. */
-  private release(response: Response): ConversationEffect {
+  /**
+   * The held request goes to the engine, made from the context as it is now and cut to the budget;
+   * instructions and tools over the budget alone fail the response instead.
+   */
+  private release(response: Response): ConversationEffect[] {
     const { request, context } = response.held!;
     response.held = null;
-    return { kind: 'respond', request: { ...request, messages: messagesOf(context.items()) } };
+    const fitted = fitContext(request, messagesOf(context.items()), this.contextTokens);
+    if (fitted.kind === 'fits') {
+      const sent = { ...request, messages: fitted.messages };
+      response.sentBytes = requestBytes(sent);
+      return [{ kind: 'respond', request: sent }];
+    }
+    response.engineFinished = true;
+    response.view.status = 'failed';
+    response.view.reason = 'context_budget_exceeded';
+    const error = { code: 'context_budget_exceeded', message: fitted.message, param: null, origin: 'client' as const };
+    return [emit({ type: 'error', error }), ...this.settle(response)];
   }
 
-  /** The items a response is made from, or a message naming a missing referenced item. */
-  private contextOf(options: ResponseOptions): ConversationItemsSource | string {
+  /**
+   * The items a response is made from, or why not: a referenced item that does not exist, or one
+   * referenced twice (each reference would send the item again).
+   */
+  private contextOf(
+    options: ResponseOptions,
+  ): ConversationItemsSource | { refusal: [code: string, message: string, param: string] } {
     if (options.input === undefined) return this.items.messagesSource();
     const resolved: ConversationItem[] = [];
-    for (const entry of options.input) {
+    const referenced = new Set<string>();
+    for (const [i, entry] of options.input.entries()) {
       if ('reference' in entry) {
         const item = this.items.get(entry.reference);
-        if (item === undefined) return `Item with id ${entry.reference} does not exist.`;
+        if (item === undefined) {
+          return { refusal: ['item_not_found', `Item with id ${entry.reference} does not exist.`, 'response.input'] };
+        }
+        if (referenced.has(item.id)) {
+          const message = `response.input[${i}] references item ${item.id} again: name each item once.`;
+          return { refusal: ['invalid_value', message, `response.input[${i}].id`] };
+        }
+        referenced.add(item.id);
         resolved.push(item);
       } else resolved.push(entry);
     }
@@ -296,6 +324,23 @@ export class ConversationResponses {
     if (response.unbidden) response.engineFinished = true;
     out.push(...this.settle(response));
     return out;
+  }
+
+  /**
+   * A response the engine was sent is over: its tokens as the upstream reported them, else estimated
+   * from what was sent and what came back, are billed and shown in its `response.done`.
+   */
+  private bill(response: Response, reported: TokenUsage | null): ConversationEffect[] {
+    if (response.sentBytes === null) return [];
+    // What an upstream reports is a count: anything else (negative, fractional) is made one.
+    const count = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0);
+    const tokens = reported
+      ? { inputTokens: count(reported.inputTokens), outputTokens: count(reported.outputTokens) }
+      : estimatedTokens(response.sentBytes, response.outputBytes);
+    response.view.usage = tokens;
+    this.tokens.inputTokens += tokens.inputTokens;
+    this.tokens.outputTokens += tokens.outputTokens;
+    return [{ kind: 'bill', tokens }];
   }
 
   /** Emits the end of the response once the engine finished it and its voice is over. */

@@ -12,6 +12,7 @@ import {
   SessionRuntime,
   systemClock,
   type ConversationEffect,
+  type ConversationLimits,
   type EventRenderer,
   type RenderedFrames,
   type ServerEvent,
@@ -19,6 +20,7 @@ import {
   type SessionConfig,
   type SessionRuntimeOptions,
   type ResponseEvent,
+  type ResponseOptions,
   type SpeechEngine,
 } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
@@ -41,6 +43,8 @@ export interface ConversationConnectionOptions extends Omit<SessionRuntimeOption
   readonly engine: SpeechEngine;
   readonly aliases: ReadonlyMap<string, string>;
   readonly maxMessageBytes?: number;
+  /** The context budget and what the session keeps (CONVERSATION_CONTEXT_TOKENS, CONVERSATION_RETAINED_CHARS). */
+  readonly conversationLimits?: ConversationLimits;
   /** The settings the session's client secret carries (see secretSettings). */
   readonly realtimeSession?: Record<string, unknown> | null;
 }
@@ -69,10 +73,12 @@ export class RealtimeConversationConnection implements EventRenderer {
   private asked: ConversationUpdate | null = null;
 
   constructor(options: ConversationConnectionOptions) {
-    const { config, engine, aliases, maxMessageBytes, realtimeSession, ...runtimeOptions } = options;
+    const { config, engine, aliases, maxMessageBytes, conversationLimits, realtimeSession, ...runtimeOptions } =
+      options;
     const capabilities = engine.conversation;
     this.tools = capabilities?.tools === true;
-    this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
+    const prefix = options.sessionId.replace(/^sess_/, '');
+    this.model = new ConversationModel(prefix, capabilities?.responses === true, conversationLimits);
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
     this.wire = new WireAudio(config.audioFormats);
     const served = servedConfig(config, this.model.engineResponds);
@@ -90,18 +96,7 @@ export class RealtimeConversationConnection implements EventRenderer {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
     }
-    // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
-    const store = runtimeOptions.store;
-    this.runtime = new SessionRuntime({
-      ...runtimeOptions,
-      store: {
-        activate: (sessionId, activation) => store.activate(sessionId, activation),
-        close: (sessionId, closing) => store.close(sessionId, { ...closing, tokens: this.model.reportedTokens }),
-        reconfigure: store.reconfigure && ((sessionId, config) => store.reconfigure!(sessionId, config)),
-      },
-      engine,
-      renderer: this,
-    });
+    this.runtime = new SessionRuntime({ ...runtimeOptions, engine, renderer: this });
     this.runtime.handle({ type: 'start', config: { ...served, conversation: true }, implicit: true });
     if (secret?.refusal) this.runtime.handle(rejection(secret.refusal));
   }
@@ -202,7 +197,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         if (!this.tools && (parsed.options.tools?.length ?? 0) > 0) {
           return this.refuseTools('response.tools', parsed.clientEventId);
         }
-        return this.send(this.model.createResponse(parsed.options, parsed.clientEventId));
+        return this.respond(parsed.options, parsed.clientEventId);
       case 'response_cancel':
         return this.send(this.model.cancelResponse(parsed.responseId, parsed.clientEventId));
       case 'append': {
@@ -244,6 +239,14 @@ export class RealtimeConversationConnection implements EventRenderer {
     Object.assign(this.model.settings, update.settings);
     Object.assign(this.view, update.view);
     if (update.idleTimeoutMs !== undefined) this.idle.configure(update.idleTimeoutMs);
+  }
+
+  /** A client's response.create, within the session's response rate (runtime guards). */
+  private respond(options: ResponseOptions, clientEventId?: string): void {
+    const limited = this.runtime.refuseResponse();
+    if (limited === null) return this.send(this.model.createResponse(options, clientEventId));
+    const ids = clientEventId === undefined ? {} : { clientEventId };
+    this.runtime.handle({ type: 'reject', ...limited, param: null, ...ids });
   }
 
   private refuseTools(param: string, clientEventId?: string): void {
@@ -294,6 +297,9 @@ export class RealtimeConversationConnection implements EventRenderer {
         }
         case 'cancel':
           this.runtime.cancelResponse(effect.responseId);
+          break;
+        case 'bill':
+          this.runtime.meterText({ input: effect.tokens.inputTokens, output: effect.tokens.outputTokens });
           break;
       }
     }
