@@ -457,6 +457,13 @@ export interface components {
             object: "list";
         };
         ModelPriceResponse: {
+            /**
+             * @description USD per million input (context) tokens of a conversation's responses, as a 6-place decimal
+             *     string; null for a model that does no text work.
+             */
+            usd_per_million_input_tokens: string | null;
+            /** @description USD per million output tokens of a conversation's responses; null for a model that does no text work. */
+            usd_per_million_output_tokens: string | null;
             /** @description USD per minute of input audio, as a 6-place decimal string. */
             usd_per_minute: string;
         };
@@ -645,7 +652,7 @@ export interface components {
         };
         /** @enum {string} */
         SessionStatus: "pending" | "active" | "closed" | "expired";
-        /** @description A conversation session's token totals as its upstream reported them (detail, not billed). */
+        /** @description A conversation session's billed text tokens (reported by its upstream, else estimated). */
         SessionTokensResponse: {
             /** @description Input (prompt) tokens over the session's responses. */
             input_tokens: number;
@@ -659,16 +666,15 @@ export interface components {
          */
         SessionTransport: "websocket" | "webrtc" | "twilio" | "batch";
         SessionUsageResponse: {
-            /** @description USD as a 6-place decimal string. */
+            /** @description USD as a 6-place decimal string: the frames' cost and the tokens'. */
             cost_usd: string;
             /** @description Billable 80 ms frames of input audio. */
             frames: number;
             /** @description frames × 0.08. */
             seconds: number;
             /**
-             * @description Detail, not billed: a conversation session's token totals as its upstream reported them (the sum
-             *     of its responses' `response.done.usage`), recorded when it closes. Null while it runs, for sessions
-             *     that are not conversations, and when the engine reported no usage.
+             * @description A conversation session's billed text tokens so far (the sum of its responses'
+             *     `response.done.usage`); null for a session that billed none.
              */
             tokens: components["schemas"]["SessionTokensResponse"] | null;
         };
@@ -751,10 +757,14 @@ export interface components {
         UsageBucketResponse: {
             /** @description The UTC day (`YYYY-MM-DD`) or the model id. */
             bucket: string;
-            /** @description Sum of the cost stored with each meter event, USD as a 6-place decimal string. */
+            /** @description Sum of the cost stored with each meter event (frames and tokens), USD as a 6-place decimal string. */
             cost_usd: string;
             /** @description Billable 80 ms input frames metered in the bucket. */
             frames: number;
+            /** @description Text tokens of conversation responses billed in the bucket: input (context) tokens. */
+            input_tokens: number;
+            /** @description Text tokens of conversation responses billed in the bucket: output tokens. */
+            output_tokens: number;
             /** @description `frames * 0.08`. */
             seconds: number;
             /** @description Sessions created or metered in the bucket (a session metered across midnight counts on both days). */
@@ -791,11 +801,7 @@ export interface components {
             started_at: number | null;
             /** @enum {string} */
             status: "pending" | "active" | "closed" | "expired";
-            /**
-             * @description Detail, not billed: a conversation session's token totals as its upstream reported them, recorded
-             *     when it closes (the whole session's, whatever the range; not split by range as frames are). Null
-             *     while it runs, for sessions that are not conversations, and when the engine reported no usage.
-             */
+            /** @description Text tokens billed in the range (as frames are); null when none were. */
             tokens: components["schemas"]["SessionTokensResponse"] | null;
             /** @enum {string} */
             type: "live" | "transcription";
