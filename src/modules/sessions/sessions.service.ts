@@ -129,7 +129,6 @@ export class SessionsService {
       projectId: principal.projectId,
       apiKeyId: principal.apiKeyId,
       startedAt: admitted.startedAt ?? admitted.createdAt,
-      secretExpiresAt: null,
     };
   }
 

@@ -18,6 +18,7 @@ import {
   type ServerEvent,
   type SessionCommand,
   type SessionConfig,
+  type SecretConversation,
   type SessionRuntimeOptions,
   type ResponseEvent,
   type ResponseOptions,
@@ -46,7 +47,7 @@ export interface ConversationConnectionOptions extends Omit<SessionRuntimeOption
   /** The context budget and what the session keeps (CONVERSATION_CONTEXT_TOKENS, CONVERSATION_RETAINED_CHARS). */
   readonly conversationLimits?: ConversationLimits;
   /** The settings the session's client secret carries (see secretSettings). */
-  readonly realtimeSession?: Record<string, unknown> | null;
+  readonly secretConversation?: SecretConversation | null;
 }
 
 /** The requests this connection handles itself rather than the runtime (session_update goes on to it). */
@@ -73,7 +74,7 @@ export class RealtimeConversationConnection implements EventRenderer {
   private asked: ConversationUpdate | null = null;
 
   constructor(options: ConversationConnectionOptions) {
-    const { config, engine, aliases, maxMessageBytes, conversationLimits, realtimeSession, ...runtimeOptions } =
+    const { config, engine, aliases, maxMessageBytes, conversationLimits, secretConversation, ...runtimeOptions } =
       options;
     const capabilities = engine.conversation;
     this.tools = capabilities?.tools === true;
@@ -91,7 +92,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         this.runtime.fault(error, 'idle timeout');
       }
     });
-    const secret = realtimeSession ? secretSettings(realtimeSession, config.model, aliases, this.tools) : null;
+    const secret = secretConversation ? secretSettings(secretConversation, config.model, this.tools) : null;
     if (secret !== null) {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
