@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 
 # Runtime: pocketsphinx recognises speech (the addon links libpocketsphinx; pocketsphinx-en-us is the
 # US English model), libflite speaks the `aria` voice (the flite addon links flite1-dev's libraries);
-# build-essential, pkg-config and python3 (node-gyp runs on Python) build the addons against Node's headers.
-packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite1-dev build-essential pkg-config python3)
+# libopus encodes and decodes WebRTC calls' audio (the opus addon links libopus-dev's library; measured
+# 2.4 times less CPU than the wasm build, docs/webrtc.md); build-essential, pkg-config and python3
+# (node-gyp runs on Python) build the addons against Node's headers.
+packages=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev flite1-dev libopus-dev build-essential pkg-config python3)
 if [[ "${1:-}" == "--test" ]]; then
   # The flite CLI: the flite addon's tests check its speech is the CLI's, sample for sample.
   packages+=(flite)
