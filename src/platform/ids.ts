@@ -17,7 +17,7 @@ const SECRET_CHARS = 43;
 export const newApiKey = (): string => `wk_${randomBase62(SECRET_CHARS)}`;
 export const newClientSecret = (): string => `ek_${randomBase62(SECRET_CHARS)}`;
 export const newAdminToken = (): string => `wadm_${randomBase62(SECRET_CHARS)}`;
-export const newId = (prefix: 'sess' | 'proj' | 'key' | 'cs' | 'evt' | 'req' | 'item' | 'led'): string =>
+export const newId = (prefix: 'sess' | 'proj' | 'key' | 'cs' | 'evt' | 'req' | 'item' | 'led' | 'rtc'): string =>
   `${prefix}_${randomBase62(24)}`;
 
 /** One-shot: a third of createHash().update().digest()'s cost, and every request hashes its key and secret. */

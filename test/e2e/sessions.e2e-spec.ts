@@ -63,6 +63,8 @@ describe.each(databaseTargets())('sessions on %s', (target) => {
         status: 'pending',
         pool: 'default',
         region: 'local',
+        transport: 'websocket',
+        call_id: null,
         created_at: expect.any(Number),
         started_at: null,
         ended_at: null,

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiStandardErrors } from '../../platform/openapi/api-standard-errors.decorator';
 import { Auth, Authenticated } from '../auth';
 import type { ApiKeyPrincipal } from '../auth';
@@ -26,6 +26,7 @@ export class SessionsController {
 
   @Get(':session_id')
   @ApiOperation({ summary: 'Get one session' })
+  @ApiParam({ name: 'session_id', description: "The session's id (`sess_…`) or, for a call, its call id (`rtc_…`)" })
   @ApiOkResponse({ type: SessionResponseDto })
   getSession(@Auth() principal: ApiKeyPrincipal, @Param('session_id') id: string): Promise<SessionResponseDto> {
     return this.sessions.get(principal, id);

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
-import { SessionEntity, type CloseReason, type SessionStatus, type SessionType } from './entities/session.entity';
+import {
+  SessionEntity,
+  type CloseReason,
+  type SessionStatus,
+  type SessionTransport,
+  type SessionType,
+} from './entities/session.entity';
 import type { SessionCursor } from './session-cursor';
 import type { TokenUsage } from '../../session-core';
 
@@ -42,6 +48,11 @@ export class SessionsRepository {
 
   async findVisible(projectId: string, id: string): Promise<VisibleSession | null> {
     const [found] = await this.fetch(this.visible(projectId).andWhere('s.id = :id', { id }).limit(1));
+    return found ?? null;
+  }
+
+  async findVisibleByCallId(projectId: string, callId: string): Promise<VisibleSession | null> {
+    const [found] = await this.fetch(this.visible(projectId).andWhere('s.call_id = :callId', { callId }).limit(1));
     return found ?? null;
   }
 
@@ -143,6 +154,10 @@ export class SessionsRepository {
       [secretHash],
     );
     return rows[0]?.type ?? null;
+  }
+
+  async recordTransport(id: string, transport: SessionTransport, callId: string | null): Promise<void> {
+    await this.sessions.update({ id }, { transport, callId });
   }
 
   /** Stores the language and turn detection a socket's client chose, keeping the rest (model, prompt). */

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../../platform/errors/app-error';
-import { newSessionId } from './session-id';
+import { isCallId, isSessionId, newSessionId } from './session-id';
 import { AppConfig } from '../../config/app-config';
 import type { ApiKeyPrincipal } from '../auth';
 import { ModelCatalog } from '../models';
 import { SessionResponseDto, SessionListResponseDto, toSessionResponse } from './dto/session.dto';
 import type { ListSessionsQueryDto } from './dto/list-sessions.dto';
-import type { CloseReason, SessionType } from './entities/session.entity';
+import type { CloseReason, SessionTransport, SessionType } from './entities/session.entity';
 import type { OpenedSession } from './opened-session';
 import type { TokenUsage } from '../../session-core';
 import { SessionAdmissionService } from './session-admission.service';
@@ -57,9 +57,12 @@ export class SessionsService {
     };
   }
 
+  /** By the session's id or, for a call, by its call id (`rtc_…`). */
   async get(principal: ApiKeyPrincipal, id: string): Promise<SessionResponseDto> {
-    if (!isSessionId(id)) throw notFound(id);
-    const found = await this.sessions.findVisible(principal.projectId, id);
+    if (!isSessionId(id) && !isCallId(id)) throw notFound(id);
+    const found = isCallId(id)
+      ? await this.sessions.findVisibleByCallId(principal.projectId, id)
+      : await this.sessions.findVisible(principal.projectId, id);
     if (!found) throw notFound(id);
     return toSessionResponse(found.session, found.status);
   }
@@ -132,18 +135,16 @@ export class SessionsService {
     return this.sessions.typeBySecretHash(secretHash);
   }
 
+  /** Set by a transport other than the dialect's socket (a call, a carrier's stream, a batch request) once admitted. */
+  recordTransport(sessionId: string, transport: SessionTransport, callId: string | null = null): Promise<void> {
+    return this.sessions.recordTransport(sessionId, transport, callId);
+  }
+
   /** So that GET /v1/sessions/{id} shows the language and turn detection the socket's client chose. */
   recordEngineSettings(sessionId: string, settings: EngineSettings): Promise<void> {
     return this.sessions.recordEngineSettings(sessionId, settings);
   }
 }
 
-/**
- * Only ids this service could have made reach the database: a NUL (`sess_%00`) or a lone surrogate
- * fails there as an encoding error, which is not the client's answer (no such session is).
- */
-const SESSION_ID = /^sess_[0-9A-Za-z]{1,64}$/;
-const isSessionId = (id: string): boolean => SESSION_ID.test(id);
-
 const notFound = (id: string) =>
-  new AppError('not_found', isSessionId(id) ? `No session ${id}` : 'No session has that id');
+  new AppError('not_found', isSessionId(id) || isCallId(id) ? `No session ${id}` : 'No session has that id');

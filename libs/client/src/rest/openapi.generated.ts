@@ -590,6 +590,8 @@ export interface components {
         SessionResponse: {
             /** @description The resolved configuration the session runs with. */
             audio: components["schemas"]["AudioResponse"];
+            /** @description A call's own id (`rtc_…`), which the sideband and hang-up take; null for sessions that are not calls. */
+            call_id: string | null;
             close_reason: components["schemas"]["CloseReason"] | null;
             /** @description Unix seconds. */
             created_at: number;
@@ -610,6 +612,11 @@ export interface components {
             started_at: number | null;
             /** @description `pending`: secret issued, socket not opened; `expired`: the secret lapsed unused. */
             status: components["schemas"]["SessionStatus"];
+            /**
+             * @description How the session's media arrives: `websocket` (its dialect's socket), `webrtc` (a call to
+             *     `/v1/realtime/calls`), `twilio` (a carrier's media stream) or `batch` (one transcription request).
+             */
+            transport: components["schemas"]["SessionTransport"];
             /** @enum {string} */
             type: "live" | "transcription";
             usage: components["schemas"]["SessionUsageResponse"];
@@ -623,6 +630,12 @@ export interface components {
             /** @description Output (completion) tokens over the session's responses. */
             output_tokens: number;
         };
+        /**
+         * @description How the session's media arrives: `websocket` (its dialect's socket), `webrtc` (a call to
+         *     `/v1/realtime/calls`), `twilio` (a carrier's media stream) or `batch` (one transcription request).
+         * @enum {string}
+         */
+        SessionTransport: "websocket" | "webrtc" | "twilio" | "batch";
         SessionUsageResponse: {
             /** @description USD as a 6-place decimal string. */
             cost_usd: string;
@@ -1362,6 +1375,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The session's id (`sess_…`) or, for a call, its call id (`rtc_…`) */
                 session_id: string;
             };
             cookie?: never;

@@ -5,9 +5,11 @@ import { FRAME_MS } from '../../../session-core';
 import {
   CLOSE_REASONS,
   SESSION_STATUSES,
+  SESSION_TRANSPORTS,
   type CloseReason,
   type SessionEntity,
   type SessionStatus,
+  type SessionTransport,
 } from '../entities/session.entity';
 import { AudioResponseDto, toSessionAudioResponse } from './session-audio.dto';
 
@@ -59,6 +61,15 @@ export class SessionResponseDto {
   status: SessionStatus;
   pool: string;
   region: string;
+  /**
+   * How the session's media arrives: `websocket` (its dialect's socket), `webrtc` (a call to
+   * `/v1/realtime/calls`), `twilio` (a carrier's media stream) or `batch` (one transcription request).
+   */
+  @ApiProperty({ enum: SESSION_TRANSPORTS, enumName: 'SessionTransport' })
+  transport: SessionTransport;
+  /** A call's own id (`rtc_…`), which the sideband and hang-up take; null for sessions that are not calls. */
+  @ApiProperty({ type: String, nullable: true })
+  call_id: string | null;
   /** Unix seconds. */
   @ApiProperty({ type: 'integer' })
   created_at: number;
@@ -108,6 +119,8 @@ export function toSessionResponse(session: SessionEntity, status: SessionStatus 
     status,
     pool: session.pool,
     region: session.region,
+    transport: session.transport,
+    call_id: session.callId,
     created_at: toUnixSeconds(session.createdAt),
     started_at: toUnixSecondsOrNull(session.startedAt),
     ended_at: toUnixSecondsOrNull(session.endedAt),

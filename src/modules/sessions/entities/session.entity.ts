@@ -6,6 +6,9 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export const CLOSE_REASONS = ['close_requested', 'expired', 'connection_lost'] as const;
 export type CloseReason = (typeof CLOSE_REASONS)[number];
 export type SessionType = 'live' | 'transcription';
+/** How a session's media arrives: its dialect's socket, a WebRTC call, a carrier's stream, or one request. */
+export const SESSION_TRANSPORTS = ['websocket', 'webrtc', 'twilio', 'batch'] as const;
+export type SessionTransport = (typeof SESSION_TRANSPORTS)[number];
 
 /** The resolved audio configuration a session runs with. */
 export interface SessionAudioConfig {
@@ -23,6 +26,8 @@ export interface SessionAudioConfig {
 // Admission counts a project's pending (unexpired) and active sessions: a range scan of this index.
 @Index('IDX_sessions_project_status_expires', ['projectId', 'status', 'expiresAt'])
 @Index('IDX_sessions_status_expires', ['status', 'expiresAt'])
+// The sideband and hang-up find a call by its own id.
+@Index('IDX_sessions_call_id', ['callId'], { unique: true, where: 'call_id IS NOT NULL' })
 // A key's revocation finds its open sessions (unused secrets, live sockets) through this one.
 @Index('IDX_sessions_api_key_open', ['apiKeyId'], { where: "status IN ('pending', 'active')" })
 export class SessionEntity {
@@ -46,6 +51,13 @@ export class SessionEntity {
 
   @Column({ type: 'varchar', length: 64 })
   pool: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'websocket' })
+  transport: SessionTransport;
+
+  /** A call's own id (`rtc_…`); null for sessions that are not calls. */
+  @Column({ name: 'call_id', type: 'varchar', length: 40, nullable: true })
+  callId: string | null;
 
   @Column({ type: 'varchar', length: 64 })
   region: string;

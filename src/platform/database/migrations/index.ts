@@ -7,6 +7,7 @@ import { MeterBatches1796000000001 } from './1796000000001-MeterBatches';
 import { OperatorControls1796100000000 } from './1796100000000-OperatorControls';
 import { SessionTokens1796200000000 } from './1796200000000-SessionTokens';
 import { SecretRealtimeSession1796300000000 } from './1796300000000-SecretRealtimeSession';
+import { SessionTransport1796400000000 } from './1796400000000-SessionTransport';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   OperatorControls1796100000000,
   SessionTokens1796200000000,
   SecretRealtimeSession1796300000000,
+  SessionTransport1796400000000,
 ];
