@@ -142,6 +142,16 @@ export class Environment {
    * `model`), so an agent written for OpenAI connects unchanged: comma-separated `alias=model`
    * pairs; empty: none. Checked in AppConfig (each target must be a served model).
    */
+  /**
+   * The one UDP port every WebRTC call of this instance uses (ICE, DTLS, SRTP, SCTP multiplexed on it),
+   * so a pod needs one hostPort or NodePort; 0 turns POST /v1/realtime/calls off.
+   */
+  @IsInt() @Min(0) @Max(65535) WEBRTC_UDP_PORT: number = 3479;
+  /**
+   * The addresses a call's answer announces as host candidates on WEBRTC_UDP_PORT, comma-separated
+   * (the node's or load balancer's public address); empty: the interfaces' own addresses.
+   */
+  @trimmed @IsOptional() @IsString() WEBRTC_ANNOUNCED_ADDRESSES?: string;
   @IsString() REALTIME_MODEL_ALIASES =
     'gpt-realtime=vendor-voicechat,gpt-realtime-2.1=vendor-voicechat,gpt-realtime-mini=vendor-voicechat';
 }
@@ -151,6 +161,7 @@ export class ConfigError extends Error {}
 /** Variables without a default (absent from `new Environment()`'s keys). */
 const OPTIONAL = [
   'PUBLIC_URL',
+  'WEBRTC_ANNOUNCED_ADDRESSES',
   'DATABASE_URL',
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',

@@ -13,11 +13,18 @@ import { SocketSessions } from './connection/socket-sessions.service';
 import { ASYNCAPI_INPUTS, DIALECTS } from './dialects';
 import { SocketAdmission } from './handshake/socket-admission';
 import { socketGateway, SocketWiring } from './socket-gateway';
+import { WebRtcCallsController } from './webrtc/webrtc-calls.controller';
+import { WebRtcCalls } from './webrtc/webrtc-calls.service';
 
-/** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
+/**
+ * The WebSocket dialects and what they share: admission, ports to the database, held sessions; and
+ * WebRTC calls, admitted and held alike.
+ */
 @Module({
   imports: [AuthModule, ClientSecretsModule, ClockModule, HealthModule, ModelsModule, SessionsModule, UsageModule],
+  controllers: [WebRtcCallsController],
   providers: [
+    WebRtcCalls,
     InstanceIdentity,
     SocketAdmission,
     SessionPortsFactory,

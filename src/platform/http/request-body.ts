@@ -40,6 +40,25 @@ export function installBodyParsers(fastify: FastifyInstance): void {
       done(null, value);
     });
   });
+  // WebRTC offers (POST /v1/realtime/calls, /v1/realtime): a raw SDP, or the openai SDK's multipart form.
+  // Only there: any other route is refused as for any other media type.
+  const calls = (url: string): boolean => /^\/v1\/realtime(\/calls)?(\?|$)/.test(url);
+  fastify.addContentTypeParser('application/sdp', { parseAs: 'string' }, (request, body, done) =>
+    done(
+      null,
+      calls(request.url)
+        ? body
+        : unreadable(new AppError('unsupported_media_type', 'Send the body as application/json')),
+    ),
+  );
+  fastify.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (request, body, done) =>
+    done(
+      null,
+      calls(request.url)
+        ? body
+        : unreadable(new AppError('unsupported_media_type', 'Send the body as application/json')),
+    ),
+  );
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) =>
     done(null, unreadable(new AppError('unsupported_media_type', 'Send the body as application/json'))),
   );
