@@ -8,13 +8,17 @@ import OpenAI from 'openai';
 import { fliteUtterances, toSessionAudio } from '../../src/engines/embedded/testing/speech-fixtures';
 import { startConversationApp, type ConversationApp } from '../support/conversation-app';
 import { fetchTrusting } from '../support/tls-and-words';
+import { waitFor } from '../support/wait-for';
 import { clientPeer, type ClientPeer } from '../support/webrtc-peer';
 
 const pcmOf = (samples: Int16Array) => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
 const level = (frames: { pcm: Int16Array }[]): number => {
   let sum = 0;
   let n = 0;
-  for (const { pcm } of frames) for (const s of pcm) ((sum += s * s), n++);
+  for (const { pcm } of frames) {
+    for (const sample of pcm) sum += sample * sample;
+    n += pcm.length;
+  }
   return n === 0 ? 0 : Math.sqrt(sum / n);
 };
 
@@ -40,6 +44,13 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
     await app?.close();
     cleanup(); // libdatachannel's threads, which would keep the worker alive
   });
+
+  async function session(id: string): Promise<Record<string, unknown>> {
+    const res = await fetchTrusting(app.ca)(`${app.t.baseUrl}/v1/sessions/${id}`, {
+      headers: { Authorization: `Bearer ${app.apiKey}` },
+    });
+    return (await res.json()) as Record<string, unknown>;
+  }
 
   async function secret(session: Record<string, unknown> = {}): Promise<string> {
     const res = await post('/v1/realtime/client_secrets', {
@@ -119,7 +130,34 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
     expect(again.status).toBe(409);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('client_secret_used');
     // The peer hangs up: the session ends as requested.
+    const id = (await p.next('session.created')).session.id as string;
     p.close();
+    await waitFor(async () => (await session(id)).status === 'closed', 15_000);
+    expect(await session(id)).toMatchObject({ close_reason: 'close_requested', transport: 'webrtc' });
+  }, 60_000);
+
+  it('a client that offers only PCMU is answered in PCMU and heard', async () => {
+    app.msPerChar = 20;
+    app.chatPlan = () => ({ kind: 'reply', pieces: ['Hello.'] });
+    const p = await peer({ codecs: 'pcmu' });
+    const res = await post('/v1/realtime/calls', {
+      headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
+      body: p.offer,
+    });
+    expect(res.status).toBe(201);
+    const answer = await res.text();
+    expect(answer).toMatch(/a=rtpmap:0 PCMU\/8000/);
+    expect(answer).not.toMatch(/opus/i);
+    await p.connect(answer);
+    await p.next('session.created');
+    p.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi.' }] },
+    });
+    p.send({ type: 'response.create' });
+    await p.next('output_audio_buffer.stopped', 0, 20_000);
+    expect(p.heard.length).toBeGreaterThan(5);
+    expect(level(p.heard)).toBeGreaterThan(500);
   }, 60_000);
 
   it('interrupt: output_audio_buffer.clear cuts the answer at once, answered output_audio_buffer.cleared', async () => {

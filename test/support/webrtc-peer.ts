@@ -5,7 +5,7 @@
  */
 import { Audio, PeerConnection, type DataChannel, type Track } from 'node-datachannel';
 import { OpusDecoder, OpusEncoder } from '../../libs/opus';
-import { readRtp, writeRtp, isRtcp } from '../../src/gateway/webrtc/rtp';
+import { isRtcp, mulawDecode, readRtp, writeRtp } from '../../src/gateway/webrtc/rtp';
 import { Resampler } from '../../src/platform/audio/resampler';
 import type { ConversationEvent } from './conversation-app';
 import { waitFor } from './wait-for';
@@ -46,7 +46,7 @@ export async function clientPeer(options: { codecs?: 'opus+pcmu' | 'pcmu' } = {}
     if (rtp === null) return;
     const marker = (packet[1] & 0x80) !== 0;
     if (rtp.payloadType === 111) heard.push({ at: Date.now(), pcm: decoder.decode(Buffer.from(rtp.payload)), marker });
-    else heard.push({ at: Date.now(), pcm: new Int16Array(rtp.payload.length), marker });
+    else if (rtp.payloadType === 0) heard.push({ at: Date.now(), pcm: mulawDecode(Buffer.from(rtp.payload)), marker });
   });
   const channel = pc.createDataChannel('oai-events');
   channel.onMessage((message) => events.push(JSON.parse(String(message)) as ConversationEvent));
