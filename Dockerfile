@@ -45,7 +45,8 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 # Numeric, so Kubernetes can check runAsNonRoot without a runAsUser (the image's `node` user).
 USER 1000:1000
-EXPOSE 8080
+# The API and its sockets; WebRTC calls' one UDP port (WEBRTC_UDP_PORT).
+EXPOSE 8080 3479/udp
 # Follows TLS_CERT_FILE/TLS_KEY_FILE, HOST and PORT (scripts/image/healthcheck.cjs).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD ["node", "/app/healthcheck.cjs"]
 # SIGTERM drains: live sessions get SHUTDOWN_GRACE_SECONDS (7 by default), then are closed and recorded.
