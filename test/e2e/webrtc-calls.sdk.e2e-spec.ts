@@ -192,6 +192,29 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
     expect((await p.next('response.done')).response.status).toBe('cancelled');
   }, 60_000);
 
+  it('a flood on the data channel ends that call (rate_limit_exceeded, control_rate_exceeded); another call runs on', async () => {
+    const open = async () => {
+      const p = await peer();
+      const res = await post('/v1/realtime/calls', {
+        headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
+        body: p.offer,
+      });
+      await p.connect(await res.text());
+      return { p, id: (await p.next('session.created')).session.id as string };
+    };
+    const flooder = await open();
+    const bystander = await open();
+    for (let i = 0; i < 1000; i++) flooder.p.send({ type: 'conversation.item.retrieve', item_id: 'item_none' });
+    await waitFor(
+      async () => flooder.p.events.some((e) => e.type === 'error' && e.error.code === 'rate_limit_exceeded'),
+      10_000,
+    );
+    await waitFor(async () => (await session(flooder.id)).status === 'closed', 15_000);
+    expect(await session(flooder.id)).toMatchObject({ close_reason: 'connection_lost' });
+    bystander.p.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Still here.' } });
+    expect((await bystander.p.next('session.updated')).session.instructions).toBe('Still here.');
+  }, 60_000);
+
   it('CORS on the calls endpoint: the preflight allows the SDK headers and the answer exposes Location', async () => {
     const res = await fetchTrusting(app.ca)(`${app.t.baseUrl}/v1/realtime/calls`, {
       method: 'OPTIONS',
