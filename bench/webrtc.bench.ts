@@ -16,7 +16,13 @@
  *   voice to voice   last voiced packet (or append) sent → first answer audio received (an RTP packet,
  *                    or a `response.output_audio.delta`); it includes the turn detector's silence wait
  *                    (the same on both paths) and the client's side of the transport.
+ * BENCH_DEBUG=1 runs one session per path and prints the call's events and the service's log.
  * Results: bench/results/webrtc.json.
+ *
+ * Not yet trustworthy (2026-12-06): on the WebRTC path the first turn of a call reaches
+ * response.created and then no further event arrives on the Node client (Realtime sockets on the same
+ * service answer every turn), so no WebRTC voice-to-voice sample is taken and its CPU figure is of a
+ * stalled call; the e2e specs (Node and Chromium) answer such turns. To be found before figures count.
  */
 import { randomInt } from 'node:crypto';
 import { Audio, cleanup, PeerConnection } from 'node-datachannel';
@@ -33,7 +39,7 @@ import { ServiceProcess } from './support/service-process';
 import { distribution, type Distribution } from './support/stats';
 
 const quick = process.argv.includes('--quick');
-const STEPS = quick ? [1, 10] : [1, 10, 50];
+const STEPS = process.env.BENCH_DEBUG ? [1] : quick ? [1, 10] : [1, 10, 50];
 const WINDOW_MS = quick ? 10_000 : 20_000;
 const KEY = `wk_${'b'.repeat(40)}`;
 const CYCLE_FRAMES = 100; // 2 s of 20 ms frames
@@ -100,6 +106,7 @@ async function openCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
   });
   const channel = pc.createDataChannel('oai-events');
   channel.onMessage((message) => {
+    if (process.env.BENCH_DEBUG) process.stdout.write(`${String(message).slice(0, 120)}\n`);
     if (String(message).includes('"output_audio_buffer.stopped"')) answering = false;
   });
   pc.setLocalDescription();
@@ -238,7 +245,6 @@ async function main(): Promise<void> {
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
     MAX_SESSION_SECONDS: '3600',
     WEBRTC_UDP_PORT: String(40000 + randomInt(20000)),
-    WEBRTC_ANNOUNCED_ADDRESSES: '127.0.0.1',
     LOG_LEVEL: 'warn',
   });
   const results: StepResult[] = [];
@@ -249,6 +255,7 @@ async function main(): Promise<void> {
       results.push(await step(service, 'websocket', count, () => openSocket(service.baseUrl, pcm)));
     }
   } finally {
+    if (process.env.BENCH_DEBUG) process.stdout.write(service.output.join('').slice(-4000));
     await service.stop();
     await chat.close();
     await speech.close();

@@ -62,16 +62,13 @@ export class PeerCall {
     this.pc.onDataChannel((channel) => events.channel(channel));
     this.track.onMessage((packet) => events.packet(packet));
     this.pc.onStateChange((state) => this.stateChanged(state));
+    let timer: NodeJS.Timeout | undefined;
     const gathered = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
+      timer = setTimeout(
         () => reject(new AppError('internal_error', 'The call could not gather its ICE candidates')),
         GATHERING_TIMEOUT_MS,
       );
-      this.pc.onGatheringStateChange((state) => {
-        if (state !== 'complete') return;
-        clearTimeout(timer);
-        resolve();
-      });
+      this.pc.onGatheringStateChange((state) => state === 'complete' && resolve());
     });
     try {
       this.pc.setRemoteDescription(this.options.offer.sdp, 'offer');
@@ -84,7 +81,11 @@ export class PeerCall {
         },
       );
     }
-    if (this.pc.gatheringState() !== 'complete') await gathered;
+    try {
+      if (this.pc.gatheringState() !== 'complete') await gathered;
+    } finally {
+      clearTimeout(timer);
+    }
     const answer = this.pc.localDescription()?.sdp;
     if (answer === undefined) throw new Error('no local description after gathering');
     return announce(answer, this.options.announced, this.options.udpPort);
