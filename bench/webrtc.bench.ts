@@ -19,10 +19,11 @@
  * BENCH_DEBUG=1 runs one session per path and prints the call's events and the service's log.
  * Results: bench/results/webrtc.json.
  *
- * Not yet trustworthy (2026-12-06): on the WebRTC path the first turn of a call reaches
- * response.created and then no further event arrives on the Node client (Realtime sockets on the same
- * service answer every turn), so no WebRTC voice-to-voice sample is taken and its CPU figure is of a
- * stalled call; the e2e specs (Node and Chromium) answer such turns. To be found before figures count.
+ * Not yet trustworthy (2026-12-06): on the WebRTC path a call's first turn is answered, then at the
+ * second turn's response.created no further event arrives on the Node client (Realtime sockets on the
+ * same service answer every turn), so WebRTC voice-to-voice samples are missing and its CPU figure is
+ * of a stalled call; the e2e specs (Node and Chromium) answer repeated turns. To be found before the
+ * figures count. (Client SSRCs of 2^31 and above stalled it at the first turn: libdatachannel.)
  */
 import { randomInt } from 'node:crypto';
 import { Audio, cleanup, PeerConnection } from 'node-datachannel';
@@ -94,7 +95,7 @@ async function openCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
   const gathered = new Promise<void>((resolve) => pc.onGatheringStateChange((s) => s === 'complete' && resolve()));
   const media = new Audio('0', 'SendRecv');
   media.addOpusCodec(111);
-  const ssrc = randomInt(1, 0xffffffff);
+  const ssrc = randomInt(1, 0x7fffffff);
   media.addSSRC(ssrc, 'bench', 'bench', 'mic');
   const track = pc.addTrack(media);
   const clock = turnClock();

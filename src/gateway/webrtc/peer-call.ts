@@ -32,7 +32,8 @@ const GATHERING_TIMEOUT_MS = 5000;
 
 export class PeerCall {
   readonly codec: CallCodec;
-  readonly ssrc = randomInt(1, 0xffffffff);
+  /** Below 2^31: libdatachannel reads a=ssrc as a signed 32-bit number, and a peer on it mismatched larger ones. */
+  readonly ssrc = randomInt(1, 0x7fffffff);
   private readonly pc: PeerConnection;
   private readonly track: Track;
   private events: PeerCallEvents | null = null;
