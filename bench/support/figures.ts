@@ -3,6 +3,7 @@
  * measured against in the same run and the target it is judged by. A case not listed here still gets
  * its headline and targets; a case that adds figures to its results adds an extractor here.
  */
+import { contextAttackFigures } from './figures-context-attack';
 import { controlFloodFigures } from './figures-control-flood';
 import { endOfTurnFigures, meterFigures, replicaFigures } from './figures-turns-and-replicas';
 import { conversationFigures, voiceFigures } from './figures-voice';
@@ -46,6 +47,8 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
   voice: voiceFigures,
   'control-flood': controlFloodFigures,
   conversation: conversationFigures,
+  'context-attack': contextAttackFigures,
+  'context-attack-before': contextAttackFigures,
 };
 
 /** What each case measures its figures against, side by side in the same run. */
@@ -61,6 +64,9 @@ export const BASELINES: Record<string, string> = {
   replicas: 'the same DELETE on the replica that holds the socket',
   voice: 'the embedded engine ending turns on a fixed 500 ms of silence (`end_of_turn: null`)',
   'control-flood': 'the same sessions open and quiet, before the flood',
+  'context-attack':
+    '/healthz with the same sessions open and quiet, just before the attack (context-attack-before: the same attack on main before the budget, cefb874)',
+  'context-attack-before': 'the same attack on main as it was before the context budget (cefb874), kept to compare',
   conversation:
     'the live voicechat path (`/v1/live/sessions`): the same cascade, clip and 240 ms VAD silence, its turns alternating with the conversation path’s',
 };

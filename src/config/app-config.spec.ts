@@ -150,6 +150,14 @@ describe('AppConfig', () => {
     });
   });
 
+  it("reads a conversation's context budget and retained bound, and refuses values out of range", () => {
+    expect(new AppConfig({}).conversationLimits).toEqual({ contextTokens: 32_000, retainedChars: 1_000_000 });
+    const set = new AppConfig({ CONVERSATION_CONTEXT_TOKENS: '8000', CONVERSATION_RETAINED_CHARS: '200000' });
+    expect(set.conversationLimits).toEqual({ contextTokens: 8000, retainedChars: 200_000 });
+    expect(() => new AppConfig({ CONVERSATION_CONTEXT_TOKENS: '10' })).toThrow(/CONVERSATION_CONTEXT_TOKENS/);
+    expect(() => new AppConfig({ CONVERSATION_RETAINED_CHARS: 'lots' })).toThrow(/CONVERSATION_RETAINED_CHARS/);
+  });
+
   it('reads REALTIME_MODEL_ALIASES as alias=model pairs, empty for none, and refuses a malformed one', () => {
     expect(new AppConfig({}).realtimeModelAliases.get('gpt-realtime')).toBe('vendor-voicechat');
     expect(new AppConfig({ REALTIME_MODEL_ALIASES: '' }).realtimeModelAliases.size).toBe(0);

@@ -58,6 +58,8 @@ export class AppConfig {
   readonly sessionIdleSeconds: number;
   readonly socketControlBurst: number;
   readonly socketControlPerSecond: number;
+  /** What one conversation response may send upstream, and what a conversation session keeps. */
+  readonly conversationLimits: { readonly contextTokens: number; readonly retainedChars: number };
   /** null: every model is served by one SPEECH_ENGINE engine of ENGINE_MAX_STREAMS streams. */
   readonly engines: EnginesSource | null;
   readonly region: string;
@@ -115,6 +117,10 @@ export class AppConfig {
     this.sessionIdleSeconds = e.SESSION_IDLE_SECONDS;
     this.socketControlBurst = e.SOCKET_CONTROL_BURST;
     this.socketControlPerSecond = e.SOCKET_CONTROL_PER_SECOND;
+    this.conversationLimits = {
+      contextTokens: e.CONVERSATION_CONTEXT_TOKENS,
+      retainedChars: e.CONVERSATION_RETAINED_CHARS,
+    };
     this.engines = enginesSource(e.ENGINES_FILE, e.ENGINES_JSON);
     // Upstream credentials are named by the engines document ({"env": "NAME"}); only those are read.
     this.secretEnv = (name) => env[name];

@@ -95,6 +95,13 @@ export class Environment {
   /** Control messages (all but audio) one socket may send at once, and per second after that. */
   @IsInt() @Min(1) @Max(100_000) SOCKET_CONTROL_BURST: number = 200;
   @IsInt() @Min(1) @Max(100_000) SOCKET_CONTROL_PER_SECOND: number = 50;
+  /**
+   * Estimated tokens of context one conversation response sends the chat model (instructions, tools,
+   * then the newest messages that fit); docs/configuration.md says how they are counted.
+   */
+  @IsInt() @Min(1000) @Max(2_000_000) CONVERSATION_CONTEXT_TOKENS: number = 32_000;
+  /** Characters a conversation session's items may hold together; a client's item past it is refused. */
+  @IsInt() @Min(10_000) @Max(100_000_000) CONVERSATION_RETAINED_CHARS: number = 1_000_000;
   /** JSON file naming the engine of each model (see README "Serving real models"); overrides SPEECH_ENGINE. */
   @trimmed @IsOptional() @IsString() ENGINES_FILE?: string;
   /** The same document inline (e.g. from a ConfigMap value); ENGINES_FILE wins when both are set. */

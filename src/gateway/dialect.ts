@@ -8,7 +8,13 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { ModelCatalog } from '../modules/models';
 import type { SocketDialectDoc } from '../platform/openapi/socket-dialect-doc';
-import type { SessionConfig, SessionRuntime, SessionRuntimeOptions, SpeechEngine } from '../session-core';
+import type {
+  ConversationLimits,
+  SessionConfig,
+  SessionRuntime,
+  SessionRuntimeOptions,
+  SpeechEngine,
+} from '../session-core';
 import type { ClientFrame } from './connection/client-frames';
 import type { SocketCredentials } from './handshake/credential-places';
 
@@ -36,6 +42,8 @@ export interface DialectSocket<Q> {
   readonly realtimeSession: Record<string, unknown> | null;
   /** What every connection passes to its SessionRuntime, but for the engine, transport and renderer. */
   readonly runtime: Omit<SessionRuntimeOptions, 'renderer' | 'engine' | 'transport'>;
+  /** A conversation's context budget and what it may keep (used by the dialects that serve conversations). */
+  readonly conversation: ConversationLimits;
   /** The default engine (which follows a model change), or a model's own. */
   readonly engines: { readonly default: SpeechEngine; for(model: string): SpeechEngine };
   readonly models: ModelCatalog;

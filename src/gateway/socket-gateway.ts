@@ -68,6 +68,7 @@ export class SocketWiring {
           controlPerSecond: this.config.socketControlPerSecond,
         },
       },
+      conversation: this.config.conversationLimits,
       engines: { default: this.engine, for: (model) => this.engines.engineFor(model) },
       models: this.models,
     });

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import {
+  startCountingChatServer,
+  type CountingChatServer,
+} from '../../src/engines/cascade/testing/counting-chat-server';
+import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-speech-server';
+import type { RecordingServer } from '../../src/engines/cascade/testing/recording-server';
 import { play, type Played } from '../support/fuzz-socket-player';
 import { script, type Script } from '../support/socket-fuzz-scripts';
 import { databaseTargets } from '../support/test-database';
@@ -10,9 +16,11 @@ import { waitFor } from '../support/wait-for';
 /**
  * A stateful fuzz of every socket dialect against the real gateway: seeded scripts (valid and invalid
  * events, bursts past the control limit, audio between them, odd binary frames, closes mid-start,
- * silent clients, reconnects) played several at a time on one app, then the whole run is checked:
+ * silent clients, reconnects; conversation sequences that grow context: large items, repeated and
+ * many references, whole-context responses) played several at a time on one app, then the whole run is checked:
  * the process lived (nothing escaped), every session is closed with a reason and usage that equals
- * its meter events, no socket is left open, and the heap did not grow with the run.
+ * its meter events, no socket is left open, no chat request passed the context budget, and the heap
+ * did not grow with the run.
  *
  * FUZZ_SEED replays a run; FUZZ_SOCKET_SCRIPTS sets how many scripts each database target plays.
  */
@@ -23,6 +31,13 @@ const CONTROL_BURST = 200;
 const HEAP_GROWTH_BOUND = 32 * 1024 * 1024;
 const FORBIDDEN = /internal_error|engine_error|ENGINE_ERROR|INTERNAL_ERROR/;
 const CLOSE_REASONS = ['close_requested', 'expired', 'connection_lost'];
+/**
+ * A conversation's budget, small so that the scripts pass it: 40,000-character items, 512 references,
+ * 20,000-character instructions. No chat request may pass its byte bound (docs/api.md, "Hostile clients").
+ */
+const CONTEXT_TOKENS = 4000;
+const RETAINED_CHARS = 100_000;
+const MAX_CHAT_REQUEST_BYTES = 8 * CONTEXT_TOKENS + 4096;
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -60,7 +75,7 @@ function clientProblems(p: Played): string[] {
     if (p.closeCode !== 1008 || p.closedAfterBurstMs === null)
       problems.push(`a burst past the control limit did not end in 1008 (closed ${code} ${p.closeReason})`);
     const told = p.events.some((e) => e.type === 'error' && e.error?.code === 'rate_limit_exceeded');
-    if ((dialect === 'live' || dialect === 'realtime') && !told)
+    if ((dialect === 'live' || dialect === 'realtime' || dialect === 'conversation') && !told)
       problems.push('a burst past the control limit got no rate_limit_exceeded error');
   }
   if (p.reconnectRefusal !== null && p.reconnectRefusal.status >= 500)
@@ -83,14 +98,36 @@ interface Listed {
 describe.each(databaseTargets())('stateful socket fuzzing on %s', (target) => {
   let t: TestApp;
   let apiKey: string;
+  let chat: CountingChatServer;
+  let speech: RecordingServer;
   const escaped: unknown[] = [];
   const onEscape = (reason: unknown) => escaped.push(reason);
 
   beforeAll(async () => {
     process.on('unhandledRejection', onEscape);
     process.on('uncaughtException', onEscape);
+    // vendor-voicechat is the cascade on a chat stand-in that counts request bytes, so conversation
+    // scripts' responses reach an upstream.
+    chat = await startCountingChatServer();
+    speech = await startFakeSpeechServer(() => ({ msPerChar: 1, chunkMs: 100, chunkEveryMs: 0 }));
+    const engines = {
+      engines: {
+        listen: { kind: 'scripted', maxStreams: 1000 },
+        voicechat: {
+          kind: 'cascade',
+          listener: 'listen',
+          languages: ['en'],
+          chat: { url: chat.url, model: 'stand-in', maxTokens: 16 },
+          speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart' },
+        },
+      },
+      models: { 'vendor-asr-streaming': 'listen', 'vendor-voicechat': 'voicechat' },
+    };
     t = await startTestApp(target, {
       env: {
+        ENGINES_JSON: JSON.stringify(engines),
+        CONVERSATION_CONTEXT_TOKENS: String(CONTEXT_TOKENS),
+        CONVERSATION_RETAINED_CHARS: String(RETAINED_CHARS),
         RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000',
         CONCURRENT_SESSIONS_LIMIT: '100000',
         ENGINE_MAX_STREAMS: '1000',
@@ -105,6 +142,8 @@ describe.each(databaseTargets())('stateful socket fuzzing on %s', (target) => {
     process.off('unhandledRejection', onEscape);
     process.off('uncaughtException', onEscape);
     await t?.close();
+    await chat?.close();
+    await speech?.close();
   });
 
   const get = async (url: string) => {
@@ -166,6 +205,10 @@ describe.each(databaseTargets())('stateful socket fuzzing on %s', (target) => {
       expect(ran.filter((s) => s.usage.frames !== (metered.get(s.id) ?? 0))).toEqual([]);
       expect(ran.some((s) => s.usage.frames > 0)).toBe(true);
 
+      // Conversation scripts reached the chat upstream, and no request passed the budget.
+      expect(chat.requests.length).toBeGreaterThan(0);
+      expect(Math.max(...chat.requests)).toBeLessThanOrEqual(MAX_CHAT_REQUEST_BYTES);
+
       const heapGrowth = heapUsed() - heapBefore;
       expect(heapGrowth).toBeLessThan(HEAP_GROWTH_BOUND);
 
@@ -179,7 +222,8 @@ describe.each(databaseTargets())('stateful socket fuzzing on %s', (target) => {
       process.stdout.write(
         `socket fuzz on ${target}: seed ${seed}, ${played.length} scripts, ${messages} messages, ` +
           `${ran.length} sessions ${JSON.stringify(Object.fromEntries(reasons))}, ` +
-          `${played.filter((p) => p.overLimitBurst).length} over the control limit, ${elapsedMs} ms, ` +
+          `${played.filter((p) => p.overLimitBurst).length} over the control limit, ${chat.requests.length} chat ` +
+          `requests (largest ${Math.max(...chat.requests)} B), ${elapsedMs} ms, ` +
           `heap ${(heapGrowth / 2 ** 20).toFixed(1)} MiB\n`,
       );
     } catch (error) {

@@ -281,5 +281,13 @@ describe.each(databaseTargets())('realtime socket (OpenAI Realtime transcription
       });
       expect(refusal).toMatchObject({ status, body: { error: { code } } });
     });
+
+    it('refuses an API key in the browser subprotocol with api_key_in_subprotocol, a header beside it or not', async () => {
+      const protocols = ['realtime', `openai-insecure-api-key.${apiKey}`];
+      for (const headers of [{}, { authorization: `Bearer ${apiKey}` }] as Record<string, string>[]) {
+        const refusal = await SocketClient.refusal(`${wsUrl}?model=gpt-realtime`, { protocols, headers });
+        expect(refusal).toMatchObject({ status: 401, body: { error: { code: 'api_key_in_subprotocol' } } });
+      }
+    });
   });
 });

@@ -42,7 +42,11 @@ class FuzzSocket {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data: Buffer, isBinary) => {
-      if (!isBinary) this.events.push(JSON.parse(data.toString()) as Record<string, any>);
+      if (isBinary) return;
+      const event = JSON.parse(data.toString()) as Record<string, any>;
+      // A conversation echoes its items (tens of KB each): kept by type only, so a run's clients do not
+      // weigh on the heap the run measures. Errors and session events are small and kept whole.
+      this.events.push(data.length > 4096 ? { type: event.type, event_id: event.event_id } : event);
     });
     ws.on('close', (code, reason) => {
       this.closeCode = code;

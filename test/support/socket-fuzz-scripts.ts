@@ -1,6 +1,6 @@
 /**
- * Seeded scripts of what hostile or careless clients do on each socket dialect (live, Realtime,
- * Deepgram listen and Flux): valid and invalid events, bursts of control messages (some over the
+ * Seeded scripts of what hostile or careless clients do on each socket dialect (live, Realtime
+ * transcription and conversation, Deepgram listen and Flux): valid and invalid events, bursts of control messages (some over the
  * per-socket limit), audio in the dialect's framing interleaved with them, binary frames of odd
  * sizes, and the ways a socket ends (clean close, a dropped connection, the dialect's own end, a
  * close before the start is answered, a client that goes silent), sometimes followed by a reconnect.
@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { trickyJson, trickyString } from './fuzz';
 
-export type DialectName = 'live' | 'realtime' | 'listen' | 'flux';
+export type DialectName = 'live' | 'realtime' | 'conversation' | 'listen' | 'flux';
 
 export type Step =
   | { readonly kind: 'control'; readonly text: string }
@@ -48,6 +48,11 @@ export interface DialectShape {
   /** Audio as the client frames it: base64 in JSON, or raw pcm16 at the query's rate in binary frames. */
   readonly audio: (pcm: Buffer) => { data: string | Buffer; binary: boolean };
   readonly secretPath?: string;
+  /**
+   * How often a step is one of `valid`, and a pause (5 and 2 of 19 by default): a conversation's
+   * sequences need more of both, the pauses so that responses reach the upstream before the end.
+   */
+  readonly weights?: { readonly valid: number; readonly pause: number };
   /** Deepgram's old way to end a stream: an empty binary frame is CloseStream on /v1/listen. */
   readonly emptyBinaryEnds?: boolean;
 }
@@ -69,6 +74,72 @@ const realtimeUpdate = fc
       },
     }),
   );
+
+/** Items a conversation script names: few, so that references, deletes and duplicates meet. */
+const itemId = fc.constantFrom('a', 'b', 'c', 'd');
+/** Texts that grow a conversation's context: small, large, and large in three UTF-8 bytes a character. */
+const growingText = fc
+  .record({ chars: fc.constantFrom(10, 2000, 20_000, 40_000), letter: fc.constantFrom('word ', '語', '"\\', '\u0001') })
+  .map(({ chars, letter }) => letter.repeat(Math.ceil(chars / letter.length)).slice(0, chars));
+const userItem = (id: string | undefined, text: string) => ({
+  ...(id === undefined ? {} : { id }),
+  type: 'message',
+  role: 'user',
+  content: [{ type: 'input_text', text }],
+});
+
+/** Conversation sequences that grow context: items, references (repeated, many), whole-context responses. */
+const conversationEvent = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ id: fc.option(itemId, { nil: undefined }), text: growingText })
+      .map(({ id, text }) => json({ type: 'conversation.item.create', item: userItem(id, text) })),
+  },
+  { weight: 2, arbitrary: fc.constant(json({ type: 'response.create' })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ ids: fc.array(itemId, { minLength: 1, maxLength: 4 }), times: fc.constantFrom(1, 2, 128, 512, 513) })
+      .map(({ ids, times }) =>
+        json({
+          type: 'response.create',
+          response: {
+            conversation: 'none',
+            output_modalities: ['text'],
+            input: Array.from({ length: times }, (_, i) => ({ type: 'item_reference', id: ids[i % ids.length] })),
+          },
+        }),
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: growingText.map((text) =>
+      json({ type: 'response.create', response: { conversation: 'none', input: [userItem(undefined, text)] } }),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ chars: fc.constantFrom(10, 12_000, 20_000), tools: fc.constantFrom(0, 1) })
+      .map(({ chars, tools }) =>
+        json({
+          type: 'session.update',
+          session: {
+            type: 'realtime',
+            instructions: 'i'.repeat(chars),
+            tools: Array.from({ length: tools }, () => ({
+              type: 'function',
+              name: 'f',
+              parameters: { type: 'object' },
+            })),
+          },
+        }),
+      ),
+  },
+  { weight: 1, arbitrary: itemId.map((id) => json({ type: 'conversation.item.delete', item_id: id })) },
+  { weight: 1, arbitrary: fc.constant(json({ type: 'response.cancel' })) },
+);
 
 export const DIALECT_SHAPES: Record<DialectName, DialectShape> = {
   live: {
@@ -111,6 +182,24 @@ export const DIALECT_SHAPES: Record<DialectName, DialectShape> = {
     }),
     secretPath: '/v1/realtime/client_secrets',
   },
+  conversation: {
+    path: '/v1/realtime?model=vendor-voicechat',
+    end: '',
+    valid: conversationEvent,
+    weights: { valid: 16, pause: 10 },
+    types: [
+      'conversation.item.create',
+      'conversation.item.delete',
+      'response.create',
+      'response.cancel',
+      'session.update',
+      'input_audio_buffer.append',
+    ],
+    audio: (pcm) => ({
+      data: json({ type: 'input_audio_buffer.append', audio: pcm.toString('base64') }),
+      binary: false,
+    }),
+  },
   listen: {
     path: '/v1/listen?encoding=linear16&sample_rate=24000&interim_results=true',
     end: json({ type: 'CloseStream' }),
@@ -144,7 +233,7 @@ const invalidText = (shape: DialectShape): fc.Arbitrary<string> =>
         .record({
           type: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...shape.types) }, trickyString),
           fields: fc.dictionary(
-            fc.constantFrom('session', 'audio', 'event_id', 'item', 'thresholds', 'keyterms'),
+            fc.constantFrom('session', 'audio', 'event_id', 'item', 'response', 'thresholds', 'keyterms'),
             trickyJson,
             { maxKeys: 3 },
           ),
@@ -157,7 +246,7 @@ const invalidText = (shape: DialectShape): fc.Arbitrary<string> =>
 
 const step = (shape: DialectShape): fc.Arbitrary<Step> =>
   fc.oneof(
-    { weight: 5, arbitrary: shape.valid.map((text) => ({ kind: 'control' as const, text })) },
+    { weight: shape.weights?.valid ?? 5, arbitrary: shape.valid.map((text) => ({ kind: 'control' as const, text })) },
     { weight: 3, arbitrary: invalidText(shape).map((text) => ({ kind: 'invalid' as const, text })) },
     { weight: 6, arbitrary: fc.integer({ min: 1, max: 400 }).map((ms) => ({ kind: 'audio' as const, ms })) },
     {
@@ -176,11 +265,14 @@ const step = (shape: DialectShape): fc.Arbitrary<Step> =>
         })
         .map(({ count, text }) => ({ kind: 'burst' as const, count, text })),
     },
-    { weight: 2, arbitrary: fc.integer({ min: 0, max: 60 }).map((ms) => ({ kind: 'pause' as const, ms })) },
+    {
+      weight: shape.weights?.pause ?? 2,
+      arbitrary: fc.integer({ min: 0, max: 60 }).map((ms) => ({ kind: 'pause' as const, ms })),
+    },
   );
 
 export const script: fc.Arbitrary<Script> = fc
-  .constantFrom<DialectName>('live', 'realtime', 'listen', 'flux')
+  .constantFrom<DialectName>('live', 'realtime', 'conversation', 'listen', 'flux')
   .chain((dialect) => {
     const shape = DIALECT_SHAPES[dialect];
     return fc.record({

@@ -32,6 +32,18 @@ describe('credential places', () => {
     expect(extractSocketCredential(req('/v1/realtime?token=ek_q', headers), realtime).kind).toBe('malformed');
   });
 
+  it('refuse an API key in the browser subprotocol of a secrets-only place, with its own code', () => {
+    const browser = subprotocolPrefix('openai-insecure-api-key.', 'realtime', { secretsOnly: true });
+    const key = { 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.wk_abc' };
+    expect(browser.refuse!(req('/v1/realtime', key))).toMatchObject({ code: 'api_key_in_subprotocol' });
+    expect(browser.refuse!(req('/v1/realtime', keyed))).toBeNull();
+    expect(browser.read(req('/v1/realtime', keyed))).toMatchObject({ kind: 'found', credential: { value: 'ek_s' } });
+    // The Realtime dialect lists it so, and a good header beside the key does not let it through.
+    const dialect = DIALECTS.find((d) => d.name === 'realtime')!;
+    const both = req('/v1/realtime', { ...key, authorization: 'Bearer wk_abc' });
+    expect(extractSocketCredential(both, dialect.credentials)).toMatchObject({ kind: 'refused' });
+  });
+
   it("take a place of a dialect's own, and read nothing they do not list", () => {
     const own: CredentialPlace = {
       read: (r) =>

@@ -4,7 +4,8 @@
  * its own CredentialPlace in its folder; the handshake only walks the list.
  */
 import type { IncomingMessage } from 'node:http';
-import { extractHeaderCredential } from '../../modules/auth';
+import { extractHeaderCredential, isApiKey } from '../../modules/auth';
+import type { ErrorCode } from '../../platform/errors/error-codes';
 
 export interface SocketCredential {
   readonly value: string;
@@ -15,6 +16,8 @@ export interface SocketCredential {
 export type SocketCredentialResult =
   | { readonly kind: 'none' }
   | { readonly kind: 'malformed'; readonly reason: string }
+  /** A credential this place must not carry (an API key where a browser puts it): refused with `code`. */
+  | { readonly kind: 'refused'; readonly code: ErrorCode; readonly reason: string }
   | { readonly kind: 'found'; readonly credential: SocketCredential };
 
 export interface CredentialPlace {
@@ -24,6 +27,11 @@ export interface CredentialPlace {
    * `invalid_api_key` with the reason) instead of being told it sent nothing.
    */
   read(req: IncomingMessage): SocketCredentialResult;
+  /**
+   * A credential this place must never carry (an API key where browsers put theirs): refused before
+   * any place is read, even when another place holds a good credential, as an API key in a URL is.
+   */
+  refuse?(req: IncomingMessage): Extract<SocketCredentialResult, { kind: 'refused' }> | null;
   /**
    * The subprotocol the server answers with, among those offered: browser clients abort a handshake
    * whose offered list gets no answer, so a place with a marker protocol names it here.
@@ -72,13 +80,24 @@ export const SERVER_HEADERS: CredentialPlace = {
 
 /**
  * A subprotocol that carries the credential after a prefix (OpenAI's `openai-insecure-api-key.<key>`),
- * offered beside a marker protocol the server answers with.
+ * offered beside a marker protocol the server answers with. `secretsOnly`: it is where browsers put
+ * the credential, so an API key in it is refused (`api_key_in_subprotocol`), as one in a URL is: a key
+ * shipped to a browser is a key anyone can read.
  */
-export function subprotocolPrefix(prefix: string, marker: string): CredentialPlace {
+export function subprotocolPrefix(prefix: string, marker: string, { secretsOnly = false } = {}): CredentialPlace {
   return {
     read(req) {
       const keyed = offeredProtocols(req).find((p) => p.startsWith(prefix));
       return keyed === undefined ? NO_CREDENTIAL : foundCredential(keyed.slice(prefix.length), 'subprotocol');
+    },
+    refuse(req) {
+      if (!secretsOnly || !offeredProtocols(req).some((p) => p.startsWith(prefix) && isApiKey(p.slice(prefix.length))))
+        return null;
+      return {
+        kind: 'refused',
+        code: 'api_key_in_subprotocol',
+        reason: `API keys are never accepted in the ${prefix} subprotocol (where browsers put the credential); send a client secret there, or the key in a header from a server`,
+      };
     },
     answer: (offered) => (offered.has(marker) ? marker : undefined),
   };

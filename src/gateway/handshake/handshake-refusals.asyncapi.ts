@@ -6,6 +6,7 @@ const CREDENTIAL_REFUSALS: readonly ErrorCode[] = [
   'invalid_api_key',
   'key_revoked',
   'api_key_in_query',
+  'api_key_in_subprotocol',
   'invalid_client_secret',
   'client_secret_expired',
   'client_secret_used',

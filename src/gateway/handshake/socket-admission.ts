@@ -150,6 +150,7 @@ export class SocketAdmission {
     }
     if (found.kind === 'none') throw new AppError('missing_api_key', missingCredentialMessage(dialect.credentials));
     if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
+    if (found.kind === 'refused') throw new AppError(found.code, found.reason);
     // Before redemption, so a full instance never burns a secret. A live socket picks its model later.
     const verdict = this.capacity.check(model ?? (transcriptionOnly ? TRANSCRIPTION_MODEL : undefined));
     if (!verdict.available) {

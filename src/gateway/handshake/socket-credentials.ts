@@ -29,9 +29,14 @@ export function chooseProtocol(credentials: CredentialsOf, offered: ReadonlySet<
 
 /**
  * Finds a socket's credential: the first of the dialect's places that holds one (or holds one
- * malformed) decides. API keys in URLs are refused before this, whatever the places.
+ * malformed) decides, unless a place holds one it refuses (an API key in a browser's subprotocol). API
+ * keys in URLs are refused before this, whatever the places.
  */
 export function extractSocketCredential(req: IncomingMessage, credentials: CredentialsOf): SocketCredentialResult {
+  for (const place of placesOf(credentials)) {
+    const refused = place.refuse?.(req);
+    if (refused) return refused;
+  }
   for (const place of placesOf(credentials)) {
     const result = place.read(req);
     if (result.kind !== 'none') return result;

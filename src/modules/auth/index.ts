@@ -3,7 +3,7 @@ export { AuthModule } from './auth.module';
 export { AuthService } from './auth.service';
 export { Auth } from './auth.decorator';
 export { Authenticated, Public } from './authenticated.decorator';
-export { Credential, extractHeaderCredential, isClientSecret, queryCarriesApiKey } from './credentials';
+export { Credential, extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
 export { FailedAuthThrottle } from './failed-auth.throttle';
 export {
   type AdminPrincipal,

@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   invalid_api_key: 401,
   key_revoked: 401,
   api_key_in_query: 401,
+  api_key_in_subprotocol: 401,
   invalid_client_secret: 401,
   client_secret_expired: 401,
   insufficient_credit: 403,

@@ -49,7 +49,8 @@ const SECURITY_SCHEMES = {
     name: 'Sec-WebSocket-Protocol',
     description:
       'Browser form of the Realtime API: subprotocols `realtime, openai-insecure-api-key.<client secret>`; ' +
-      'the server answers `realtime`.',
+      'the server answers `realtime`. Client secrets only: an API key (`wk_…`) there is refused with 401 ' +
+      '`api_key_in_subprotocol`.',
   },
   listen_subprotocol: {
     type: 'httpApiKey',

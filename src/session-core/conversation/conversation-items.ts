@@ -4,6 +4,7 @@
  * answer keeps is what the user heard: the words whose audio started before the cut.
  */
 import type { ConversationMessage } from '../engine/engine.port';
+import { DEFAULT_CONVERSATION_LIMITS, itemChars } from './context-budget';
 import type { ConversationItem } from './conversation.types';
 
 /** Items beyond this are dropped from the front: a long session keeps bounded memory and context. */
@@ -23,6 +24,11 @@ export interface ConversationItemsSource {
 export class ConversationItems {
   private readonly items: ConversationItem[] = [];
   private readonly words = new Map<string, TimedWord[]>();
+
+  constructor(
+    /** Characters the items may hold together: past it the oldest go (a client's own item is refused first). */
+    readonly retainedChars: number = DEFAULT_CONVERSATION_LIMITS.retainedChars,
+  ) {}
 
   get(id: string): ConversationItem | undefined {
     return this.items.find((item) => item.id === id);
@@ -47,7 +53,30 @@ export class ConversationItems {
         this.words.delete(dropped.id);
       }
     }
+    this.evictOver(item);
     return this.previousOf(item.id);
+  }
+
+  /** Characters the items hold now (transcripts and answers grow in place: counted when asked). */
+  retained(): number {
+    let chars = 0;
+    for (const item of this.items) chars += itemChars(item);
+    return chars;
+  }
+
+  /** The oldest items go until the rest fit the retained budget; `kept` stays. */
+  private evictOver(kept: ConversationItem): void {
+    let over = this.retained() - this.retainedChars;
+    for (let i = 0; over > 0 && i < this.items.length;) {
+      const item = this.items[i];
+      if (item === kept) {
+        i++;
+        continue;
+      }
+      over -= itemChars(item);
+      this.items.splice(i, 1);
+      this.words.delete(item.id);
+    }
   }
 
   previousOf(id: string): string | null {

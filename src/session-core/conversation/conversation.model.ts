@@ -10,6 +10,7 @@ import type { ResponseEvent, TokenUsage } from '../engine/engine.port';
 import { emit, type ConversationEffect } from './conversation-effects';
 import { ConversationIds } from './conversation-ids';
 import { ConversationItems } from './conversation-items';
+import { DEFAULT_CONVERSATION_LIMITS, type ConversationLimits } from './context-budget';
 import {
   DEFAULT_CONVERSATION_SETTINGS,
   type ConversationItem,
@@ -26,7 +27,7 @@ export type { UserTurn } from './user-turns';
 
 export class ConversationModel {
   settings: ConversationSettings = { ...DEFAULT_CONVERSATION_SETTINGS };
-  readonly items = new ConversationItems();
+  readonly items: ConversationItems;
   private readonly itemRequests: ItemRequests;
   private readonly turns: UserTurns;
   private readonly responses: ConversationResponses;
@@ -35,11 +36,21 @@ export class ConversationModel {
     prefix: string,
     /** Whether the engine makes responses on request (false: it answers spoken turns by itself). */
     readonly engineResponds: boolean,
+    /** What a response may send upstream, and what the session keeps (context-budget.ts). */
+    limits: ConversationLimits = DEFAULT_CONVERSATION_LIMITS,
   ) {
+    this.items = new ConversationItems(limits.retainedChars);
     const ids = new ConversationIds(prefix);
     this.itemRequests = new ItemRequests(this.items, ids);
     this.turns = new UserTurns(this.items, ids);
-    this.responses = new ConversationResponses(this.items, ids, this.turns, () => this.settings, engineResponds);
+    this.responses = new ConversationResponses(
+      this.items,
+      ids,
+      this.turns,
+      () => this.settings,
+      engineResponds,
+      limits.contextTokens,
+    );
   }
 
   /** Totals over the session's responses: what the upstream reported, kept as detail. */

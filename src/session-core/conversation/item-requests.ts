@@ -1,4 +1,5 @@
 /** The client's requests on the conversation's items: create, retrieve, delete, truncate. */
+import { itemChars } from './context-budget';
 import { emit, refuse, type ConversationEffect } from './conversation-effects';
 import type { ConversationIds } from './conversation-ids';
 import type { ConversationItems } from './conversation-items';
@@ -14,6 +15,18 @@ export class ItemRequests {
     if (item.id === '') item.id = this.ids.item();
     if (this.items.has(item.id)) {
       return refuse('item_already_exists', `Item with id ${item.id} already exists.`, 'item.id', clientEventId);
+    }
+    const chars = itemChars(item);
+    const held = this.items.retained();
+    // An empty item (the idle timeout's silent turn) always goes in: answers grow in place, so what is
+    // held may be past the bound until the next insert evicts.
+    if (chars > 0 && held + chars > this.items.retainedChars) {
+      return refuse(
+        'conversation_too_large',
+        `The conversation holds ${held} characters and this item ${chars}; a session keeps at most ${this.items.retainedChars}. Delete items (conversation.item.delete) before adding more.`,
+        'item',
+        clientEventId,
+      );
     }
     const previous = this.items.insert(item, previousItemId);
     if (previous === undefined) {

@@ -7,6 +7,7 @@
  * at once, and goes to the engine once that transcript is in.
  */
 import type { ResponseEvent, ResponseRequest, TokenUsage } from '../engine/engine.port';
+import { fitContext } from './context-budget';
 import { copy, emit, refuse, type ConversationEffect } from './conversation-effects';
 import type { ConversationIds } from './conversation-ids';
 import { messagesOf, type ConversationItems, type ConversationItemsSource } from './conversation-items';
@@ -55,6 +56,8 @@ export class ConversationResponses {
     private readonly settings: () => ConversationSettings,
     /** Whether the engine makes responses on request (false: it answers spoken turns by itself). */
     private readonly engineResponds: boolean,
+    /** Estimated tokens a response's request may carry (context-budget.ts). */
+    private readonly contextTokens: number,
   ) {
     this.output = new ResponseOutput(items, ids);
   }
@@ -88,7 +91,7 @@ export class ConversationResponses {
       );
     }
     const context = this.contextOf(options);
-    if (typeof context === 'string') return refuse('item_not_found', context, 'response.input', clientEventId);
+    if ('refusal' in context) return refuse(...context.refusal, clientEventId);
     return this.start(options, context, clientEventId);
   }
 
@@ -119,7 +122,7 @@ export class ConversationResponses {
     const held = this.active?.held;
     if (held) {
       const answersThisTurn = held.context.items().some((each) => each.id === itemId);
-      if (!this.turns.transcribing(held.context)) out.push(this.release(this.active!));
+      if (!this.turns.transcribing(held.context)) out.push(...this.release(this.active!));
       if (answersThisTurn) return out;
     }
     // An empty turn (noise) is not answered.
@@ -256,25 +259,47 @@ export class ConversationResponses {
       maxOutputTokens: options.maxOutputTokens === undefined ? settings.maxOutputTokens : options.maxOutputTokens,
     };
     this.active.held = { request, context };
-    if (!this.turns.transcribing(context)) out.push(this.release(this.active));
+    if (!this.turns.transcribing(context)) out.push(...this.release(this.active));
     return out;
   }
 
-  /** The held request goes to the engine, made from the context as it is now. */
-  private release(response: Response): ConversationEffect {
+  /**
+   * The held request goes to the engine, made from the context as it is now and cut to the budget;
+   * instructions and tools over the budget alone fail the response instead.
+   */
+  private release(response: Response): ConversationEffect[] {
     const { request, context } = response.held!;
     response.held = null;
-    return { kind: 'respond', request: { ...request, messages: messagesOf(context.items()) } };
+    const fitted = fitContext(request, messagesOf(context.items()), this.contextTokens);
+    if (fitted.kind === 'fits') return [{ kind: 'respond', request: { ...request, messages: fitted.messages } }];
+    response.engineFinished = true;
+    response.view.status = 'failed';
+    response.view.reason = 'context_budget_exceeded';
+    const error = { code: 'context_budget_exceeded', message: fitted.message, param: null, origin: 'client' as const };
+    return [emit({ type: 'error', error }), ...this.settle(response)];
   }
 
-  /** The items a response is made from, or a message naming a missing referenced item. */
-  private contextOf(options: ResponseOptions): ConversationItemsSource | string {
+  /**
+   * The items a response is made from, or why not: a referenced item that does not exist, or one
+   * referenced twice (each reference would send the item again).
+   */
+  private contextOf(
+    options: ResponseOptions,
+  ): ConversationItemsSource | { refusal: [code: string, message: string, param: string] } {
     if (options.input === undefined) return this.items.messagesSource();
     const resolved: ConversationItem[] = [];
-    for (const entry of options.input) {
+    const referenced = new Set<string>();
+    for (const [i, entry] of options.input.entries()) {
       if ('reference' in entry) {
         const item = this.items.get(entry.reference);
-        if (item === undefined) return `Item with id ${entry.reference} does not exist.`;
+        if (item === undefined) {
+          return { refusal: ['item_not_found', `Item with id ${entry.reference} does not exist.`, 'response.input'] };
+        }
+        if (referenced.has(item.id)) {
+          const message = `response.input[${i}] references item ${item.id} again: name each item once.`;
+          return { refusal: ['invalid_value', message, `response.input[${i}].id`] };
+        }
+        referenced.add(item.id);
         resolved.push(item);
       } else resolved.push(entry);
     }

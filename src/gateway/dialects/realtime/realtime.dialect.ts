@@ -20,14 +20,18 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
   name: 'realtime',
   path: '/v1/realtime',
   // OpenAI's browser form: subprotocols `realtime, openai-insecure-api-key.<key>`, answered `realtime`.
-  credentials: [SERVER_HEADERS, subprotocolPrefix('openai-insecure-api-key.', 'realtime'), queryParameter('token')],
+  credentials: [
+    SERVER_HEADERS,
+    subprotocolPrefix('openai-insecure-api-key.', 'realtime', { secretsOnly: true }),
+    queryParameter('token'),
+  ],
   serves: 'transcription',
   query: (req, context) => checkRealtimeQuery(req.url, context),
   requested: (query) => ({ type: query.type, model: query.model }),
   // A client secret's configuration wins; the query asks for nothing else.
   configure: (query, lock) =>
     lock ?? (query.type === 'live' ? conversationConfig(query.model) : DEFAULT_TRANSCRIPTION_CONFIG),
-  connect: ({ ws, config, query, realtimeSession, runtime, engines, models }) =>
+  connect: ({ ws, config, query, realtimeSession, runtime, conversation, engines, models }) =>
     config!.type === 'live'
       ? new RealtimeConversationConnection({
           ...runtime,
@@ -35,6 +39,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
           engine: engines.for(config!.model),
           transport: wsTransport(ws),
           aliases: query.aliases,
+          conversationLimits: conversation,
           realtimeSession,
         })
       : new RealtimeConnection({

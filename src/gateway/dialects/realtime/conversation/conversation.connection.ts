@@ -12,6 +12,7 @@ import {
   SessionRuntime,
   systemClock,
   type ConversationEffect,
+  type ConversationLimits,
   type EventRenderer,
   type RenderedFrames,
   type ServerEvent,
@@ -40,6 +41,8 @@ export interface ConversationConnectionOptions extends Omit<SessionRuntimeOption
   readonly engine: SpeechEngine;
   readonly aliases: ReadonlyMap<string, string>;
   readonly maxMessageBytes?: number;
+  /** The context budget and what the session keeps (CONVERSATION_CONTEXT_TOKENS, CONVERSATION_RETAINED_CHARS). */
+  readonly conversationLimits?: ConversationLimits;
   /** The settings the session's client secret carries (see secretSettings). */
   readonly realtimeSession?: Record<string, unknown> | null;
 }
@@ -66,10 +69,12 @@ export class RealtimeConversationConnection implements EventRenderer {
   private asked: ConversationUpdate | null = null;
 
   constructor(options: ConversationConnectionOptions) {
-    const { config, engine, aliases, maxMessageBytes, realtimeSession, ...runtimeOptions } = options;
+    const { config, engine, aliases, maxMessageBytes, conversationLimits, realtimeSession, ...runtimeOptions } =
+      options;
     const capabilities = engine.conversation;
     this.tools = capabilities?.tools === true;
-    this.model = new ConversationModel(options.sessionId.replace(/^sess_/, ''), capabilities?.responses === true);
+    const prefix = options.sessionId.replace(/^sess_/, '');
+    this.model = new ConversationModel(prefix, capabilities?.responses === true, conversationLimits);
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES, model: config.model, aliases };
     const served = servedConfig(config, this.model.engineResponds);
     this.view = startingView(served);

@@ -223,6 +223,9 @@ function content(fields: Fields, param: string): Extract<ConversationItem, { typ
   });
 }
 
+/** Entries of an out-of-band response's `input` (OpenAI's limit). */
+const MAX_RESPONSE_INPUT = 512;
+
 const RESPONSE_FIELDS = new Set([
   'instructions',
   'tools',
@@ -297,8 +300,15 @@ function responseOptions(raw: unknown): ResponseOptions {
     options.metadata = metadata as Record<string, string>;
   }
   if (fields.input !== undefined) {
-    if (!Array.isArray(fields.input) || fields.input.length > 512) {
+    if (!Array.isArray(fields.input)) {
       throw new Refusal('invalid_type', 'response.input must be an array of items', 'response.input');
+    }
+    if (fields.input.length > MAX_RESPONSE_INPUT) {
+      throw new Refusal(
+        'array_above_max_length',
+        `response.input holds ${fields.input.length} entries; at most ${MAX_RESPONSE_INPUT}`,
+        'response.input',
+      );
     }
     options.input = fields.input.map((entry, i) => {
       const at = `response.input[${i}]`;

@@ -34,6 +34,8 @@ export const CONVERSATION_ERROR_CODES = [
   'item_already_exists',
   'conversation_already_has_active_response',
   'response_cancel_not_active',
+  'conversation_too_large',
+  'context_budget_exceeded',
 ] as const;
 
 export const oneOf = (...schemas: JsonSchema[]): JsonSchema => ({ oneOf: schemas });
