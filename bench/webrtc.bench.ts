@@ -110,7 +110,7 @@ async function openCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
     if (process.env.BENCH_DEBUG) process.stdout.write(`${String(message).slice(0, 120)}\n`);
     if (String(message).includes('"output_audio_buffer.stopped"')) answering = false;
   });
-  pc.setLocalDescription();
+  // createDataChannel starts the negotiation itself (libdatachannel's auto-negotiation): no setLocalDescription here.
   await gathered;
   const res = await fetch(`${baseUrl}/v1/realtime/calls`, {
     method: 'POST',

@@ -50,7 +50,7 @@ export async function clientPeer(options: { codecs?: 'opus+pcmu' | 'pcmu' } = {}
   });
   const channel = pc.createDataChannel('oai-events');
   channel.onMessage((message) => events.push(JSON.parse(String(message)) as ConversationEvent));
-  pc.setLocalDescription();
+  // createDataChannel starts the negotiation itself (libdatachannel's auto-negotiation): no setLocalDescription here.
   await gathered;
   const offer = pc.localDescription()!.sdp;
   const encoder = new OpusEncoder();
