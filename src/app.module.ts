@@ -17,7 +17,6 @@ import { ProjectsModule } from './modules/projects';
 import { SessionsModule } from './modules/sessions';
 import { UsageModule } from './modules/usage';
 import { asyncApiDocumentProvider, SocketGatewayModule } from './gateway/socket-gateway.module';
-import { ConversationSecretCheckModule } from './gateway/dialects/realtime/conversation/conversation.secret-check';
 import { EnginesModule } from './engines';
 
 /** The whole service. Built from a validated config and a located database, so tests build it the same way. */
@@ -39,7 +38,6 @@ export class AppModule {
         OpenApiModule.forRoot(asyncApiDocumentProvider),
         SessionsModule,
         ClientSecretsModule,
-        ConversationSecretCheckModule,
         UsageModule,
         EnginesModule,
         SocketGatewayModule,

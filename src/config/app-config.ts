@@ -48,7 +48,11 @@ export class AppConfig {
   readonly rateLimitPerMinute: number;
   /** Failed authentications per minute per client address (bucket capacity and refill). */
   readonly authFailuresPerMinute: number;
+  /** The configured key that signs credentials; null: the one kept in the database. */
+  readonly credentialSigningKey: Buffer | null;
   readonly priceMicrosPerMinute: { voicechat: number; asr: number };
+  /** The conversation model's text tokens, micro-USD per million. */
+  readonly voicechatTokenPriceMicros: { input: number; output: number };
   readonly startingCreditMicros: number;
   /** A registered engine kind's name (src/engines/registry/engine-kinds.ts checks it, not config). */
   readonly speechEngine: string;
@@ -60,6 +64,8 @@ export class AppConfig {
   readonly socketControlPerSecond: number;
   /** What one conversation response may send upstream, and what a conversation session keeps. */
   readonly conversationLimits: { readonly contextTokens: number; readonly retainedChars: number };
+  /** A conversation's `response.create` allowance: at once, then per minute. */
+  readonly conversationResponses: { burst: number; perMinute: number };
   /** null: every model is served by one SPEECH_ENGINE engine of ENGINE_MAX_STREAMS streams. */
   readonly engines: EnginesSource | null;
   readonly region: string;
@@ -105,9 +111,15 @@ export class AppConfig {
     this.concurrentSessionsLimit = e.CONCURRENT_SESSIONS_LIMIT;
     this.rateLimitPerMinute = e.RATE_LIMIT_REQUESTS_PER_MINUTE;
     this.authFailuresPerMinute = e.AUTH_FAILURES_PER_MINUTE;
+    this.credentialSigningKey = e.CREDENTIAL_SIGNING_KEY ? Buffer.from(e.CREDENTIAL_SIGNING_KEY, 'utf8') : null;
+    registerSecretValue(e.CREDENTIAL_SIGNING_KEY ?? null);
     this.priceMicrosPerMinute = {
       voicechat: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MINUTE),
       asr: usdToMicros(e.PRICE_ASR_USD_PER_MINUTE),
+    };
+    this.voicechatTokenPriceMicros = {
+      input: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MILLION_INPUT_TOKENS),
+      output: usdToMicros(e.PRICE_VOICECHAT_USD_PER_MILLION_OUTPUT_TOKENS),
     };
     this.startingCreditMicros = usdToMicros(e.STARTING_CREDIT_USD);
     this.speechEngine = e.SPEECH_ENGINE;
@@ -120,6 +132,10 @@ export class AppConfig {
     this.conversationLimits = {
       contextTokens: e.CONVERSATION_CONTEXT_TOKENS,
       retainedChars: e.CONVERSATION_RETAINED_CHARS,
+    };
+    this.conversationResponses = {
+      burst: e.CONVERSATION_RESPONSE_BURST,
+      perMinute: e.CONVERSATION_RESPONSES_PER_MINUTE,
     };
     this.engines = enginesSource(e.ENGINES_FILE, e.ENGINES_JSON);
     // Upstream credentials are named by the engines document ({"env": "NAME"}); only those are read.

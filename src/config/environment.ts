@@ -74,10 +74,25 @@ export class Environment {
   @IsInt() @Min(1) @Max(100_000) CONCURRENT_SESSIONS_LIMIT: number = 6;
   @IsInt() @Min(1) @Max(1_000_000) RATE_LIMIT_REQUESTS_PER_MINUTE: number = 600;
   @IsInt() @Min(1) @Max(1_000_000) AUTH_FAILURES_PER_MINUTE: number = 30;
+  /**
+   * HMAC key (32 to 512 characters) that signs new API keys and client secrets, so a throttled address's
+   * forged credential is refused in memory (credential-signer.ts). Unset: one random key is kept in the
+   * database and shared by every instance.
+   */
+  @trimmed
+  @IsOptional()
+  @IsString()
+  @Matches(/^.{32,512}$/s, { message: 'CREDENTIAL_SIGNING_KEY must be 32 to 512 characters' })
+  CREDENTIAL_SIGNING_KEY?: string;
   @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MINUTE must be a decimal USD amount' })
   PRICE_VOICECHAT_USD_PER_MINUTE = '0.060000';
   @Matches(USD, { message: 'PRICE_ASR_USD_PER_MINUTE must be a decimal USD amount' })
   PRICE_ASR_USD_PER_MINUTE = '0.006000';
+  /** A conversation's text work on vendor-voicechat: per million input (context) and output tokens. */
+  @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MILLION_INPUT_TOKENS must be a decimal USD amount' })
+  PRICE_VOICECHAT_USD_PER_MILLION_INPUT_TOKENS = '1.000000';
+  @Matches(USD, { message: 'PRICE_VOICECHAT_USD_PER_MILLION_OUTPUT_TOKENS must be a decimal USD amount' })
+  PRICE_VOICECHAT_USD_PER_MILLION_OUTPUT_TOKENS = '4.000000';
   @Matches(USD, { message: 'STARTING_CREDIT_USD must be a decimal USD amount' })
   STARTING_CREDIT_USD = '10.00';
 
@@ -90,7 +105,7 @@ export class Environment {
    * ENGINE_MAX_STREAMS when one project owns the deployment.
    */
   @IsOptional() @IsInt() @Min(1) @Max(10_000) PROJECT_STREAMS_PER_INSTANCE?: number;
-  /** A started session that appends no audio for this long ends `expired` (`idle_timeout`); 0: never. */
+  /** A started session that appends no whole frame of audio for this long ends `expired` (`idle_timeout`); 0: never. */
   @IsInt() @Min(0) @Max(3600) SESSION_IDLE_SECONDS: number = 30;
   /** Control messages (all but audio) one socket may send at once, and per second after that. */
   @IsInt() @Min(1) @Max(100_000) SOCKET_CONTROL_BURST: number = 200;
@@ -102,6 +117,9 @@ export class Environment {
   @IsInt() @Min(1000) @Max(2_000_000) CONVERSATION_CONTEXT_TOKENS: number = 32_000;
   /** Characters a conversation session's items may hold together; a client's item past it is refused. */
   @IsInt() @Min(10_000) @Max(100_000_000) CONVERSATION_RETAINED_CHARS: number = 1_000_000;
+  /** Responses a conversation's client may ask for (`response.create`) at once, and per minute after that. */
+  @IsInt() @Min(1) @Max(10_000) CONVERSATION_RESPONSE_BURST: number = 10;
+  @IsInt() @Min(1) @Max(100_000) CONVERSATION_RESPONSES_PER_MINUTE: number = 30;
   /** JSON file naming the engine of each model (see README "Serving real models"); overrides SPEECH_ENGINE. */
   @trimmed @IsOptional() @IsString() ENGINES_FILE?: string;
   /** The same document inline (e.g. from a ConfigMap value); ENGINES_FILE wins when both are set. */
@@ -179,16 +197,22 @@ const OPTIONAL = [
   'ENGINES_JSON',
   'TRUST_PROXY',
   'METRICS_PORT',
+  'CREDENTIAL_SIGNING_KEY',
 ];
 /** Never echoed in a configuration error. */
-const SECRET_VARIABLES = new Set(['STARTING_API_KEY', 'DATABASE_URL', 'ADMIN_API_KEY_SHA256']);
+const SECRET_VARIABLES = new Set([
+  'STARTING_API_KEY',
+  'DATABASE_URL',
+  'ADMIN_API_KEY_SHA256',
+  'CREDENTIAL_SIGNING_KEY',
+]);
 
 /**
  * Secret settings that may come from a file instead (`<NAME>_FILE`: a Docker or Kubernetes secret
  * mounted as a file), so that the value never sits in the process's environment or in `docker inspect`.
  * STARTING_API_KEY_FILE is read in AppConfig, which checks the key's format without showing it.
  */
-export const FILE_SETTINGS = ['DATABASE_URL', 'ADMIN_API_KEY_SHA256'] as const;
+export const FILE_SETTINGS = ['DATABASE_URL', 'ADMIN_API_KEY_SHA256', 'CREDENTIAL_SIGNING_KEY'] as const;
 
 /** `env` with each FILE_SETTINGS variable read from its `_FILE` (trimmed), when that is set. */
 function withSecretFiles(env: Record<string, string | undefined>): Record<string, string | undefined> {

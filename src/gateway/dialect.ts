@@ -10,6 +10,7 @@ import type { ModelCatalog } from '../modules/models';
 import type { SocketDialectDoc } from '../platform/openapi/socket-dialect-doc';
 import type {
   ConversationLimits,
+  SecretConversation,
   SessionConfig,
   SessionRuntime,
   SessionRuntimeOptions,
@@ -38,8 +39,8 @@ export interface DialectSocket<Q> {
   readonly config: SessionConfig | null;
   /** A client secret's configuration, which its client may not change; null for an API key. */
   readonly lock: SessionConfig | null;
-  /** A Realtime conversation's settings its client secret carries (instructions, tools…); else null. */
-  readonly realtimeSession: Record<string, unknown> | null;
+  /** A conversation's settings its client secret carries (instructions, tools, turns…), normalized; else null. */
+  readonly secretConversation: SecretConversation | null;
   /** What every connection passes to its SessionRuntime, but for the engine, transport and renderer. */
   readonly runtime: Omit<SessionRuntimeOptions, 'renderer' | 'engine' | 'transport'>;
   /** A conversation's context budget and what it may keep (used by the dialects that serve conversations). */

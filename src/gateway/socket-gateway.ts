@@ -3,7 +3,7 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/we
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { AppConfig } from '../config/app-config';
-import { SPEECH_ENGINE, type SpeechEngine } from '../session-core';
+import { decodeSecretConversation, SPEECH_ENGINE, type SpeechEngine } from '../session-core';
 import { ENGINE_REGISTRY, type EngineRegistry } from '../engines';
 import { FailedAuthThrottle } from '../modules/auth';
 import { ModelCatalog } from '../modules/models';
@@ -53,7 +53,8 @@ export class SocketWiring {
       query: admitted.query,
       config: admitted.config,
       lock: admitted.lock,
-      realtimeSession: admitted.session.kind === 'opened' ? (admitted.session.opened.realtimeSession ?? null) : null,
+      secretConversation:
+        admitted.session.kind === 'opened' ? decodeSecretConversation(admitted.session.opened.realtimeSession) : null,
       runtime: {
         sessionId: admitted.session.sessionId,
         store,
@@ -66,6 +67,8 @@ export class SocketWiring {
           idleTimeoutMs: this.config.sessionIdleSeconds * 1000,
           controlBurst: this.config.socketControlBurst,
           controlPerSecond: this.config.socketControlPerSecond,
+          responseBurst: this.config.conversationResponses.burst,
+          responsesPerMinute: this.config.conversationResponses.perMinute,
         },
       },
       conversation: this.config.conversationLimits,

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { digestsEqual, newApiKey, newClientSecret, randomBase62, sha256Hex } from './ids';
+import { digestsEqual, newApiKey, randomBase62, sha256Hex } from './ids';
 
 describe('ids and secrets', () => {
-  it('makes API keys and client secrets of token-safe characters with at least 256 bits', () => {
+  it('makes API keys of token-safe characters with at least 256 bits', () => {
     expect(newApiKey()).toMatch(/^wk_[0-9A-Za-z]{43}$/);
-    expect(newClientSecret()).toMatch(/^ek_[0-9A-Za-z]{43}$/);
     expect(newApiKey()).not.toBe(newApiKey());
   });
 

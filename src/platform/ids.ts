@@ -15,7 +15,6 @@ export const randomBase62: (length: number) => string = customAlphabet(
 const SECRET_CHARS = 43;
 
 export const newApiKey = (): string => `wk_${randomBase62(SECRET_CHARS)}`;
-export const newClientSecret = (): string => `ek_${randomBase62(SECRET_CHARS)}`;
 export const newAdminToken = (): string => `wadm_${randomBase62(SECRET_CHARS)}`;
 export const newId = (prefix: 'sess' | 'proj' | 'key' | 'cs' | 'evt' | 'req' | 'item' | 'led' | 'rtc'): string =>
   `${prefix}_${randomBase62(24)}`;

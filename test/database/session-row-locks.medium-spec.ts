@@ -111,7 +111,15 @@ describeOnPostgres('session row locks under concurrent writers (PostgreSQL)', ()
         const writing = write([a, b, c]);
         await lockWaiters(1);
         const metering = new MeterEventsRepository(dataSource).recordBatches(
-          [a, c].map((sessionId) => ({ id: `mev_${sessionId}_1`, sessionId, seq: 1, frames: 10, costByModel: {} })),
+          [a, c].map((sessionId) => ({
+            id: `mev_${sessionId}_1`,
+            sessionId,
+            seq: 1,
+            frames: 10,
+            inputTokens: 0,
+            outputTokens: 0,
+            costByModel: {},
+          })),
         );
         await lockWaiters(2);
         await blocker.query('COMMIT');
@@ -159,7 +167,15 @@ describeOnPostgres('session row locks under concurrent writers (PostgreSQL)', ()
       // Straight to the statement (no batcher): a failed statement must show, not be retried.
       const batches: NewMeterBatch[] = Array.from({ length: 100 }, () => {
         const sessionId = ids[Math.floor(Math.random() * ids.length)];
-        return { id: `mev_${sessionId}_${++seq}`, sessionId, seq, frames: 10, costByModel: { [VOICECHAT]: COST } };
+        return {
+          id: `mev_${sessionId}_${++seq}`,
+          sessionId,
+          seq,
+          frames: 10,
+          inputTokens: 0,
+          outputTokens: 0,
+          costByModel: { [VOICECHAT]: COST },
+        };
       });
       const outcomes = await meter.recordBatches(batches);
       batches.forEach((b, i) => {

@@ -1,5 +1,5 @@
-import { Connection } from 'pg';
 import { SocketClient } from '../support/socket-client';
+import { authStatements, statementsDuring } from '../support/statements';
 import { databaseUrlOf } from './client-secrets-fixtures';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -25,35 +25,6 @@ describe.each(databaseTargets())('failed-authentication throttle on %s', (target
 
   const models = (t: TestApp, authorization: string, remoteAddress = '127.0.0.1') =>
     t.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization }, remoteAddress });
-
-  /**
-   * Every statement any instance writes to its database while `work` runs (both share this process's pg
-   * driver), as sent on the wire: a simple query or an extended one's parse.
-   */
-  async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-    const sent: string[] = [];
-    const spies = (['query', 'parse'] as const).map((method) => {
-      const original = Connection.prototype[method] as (...args: unknown[]) => unknown;
-      return jest.spyOn(Connection.prototype, method).mockImplementation(function (
-        this: Connection,
-        ...args: unknown[]
-      ) {
-        const first = args[0] as string | { text?: string };
-        sent.push(typeof first === 'string' ? first : (first?.text ?? ''));
-        return original.apply(this, args);
-      } as never);
-    });
-    try {
-      await work();
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-    }
-    return sent;
-  }
-  // What a request's authentication sends: the key's lookup, the failure's record, a secret's redemption.
-  // (Instances also run their own timers; their statements are not the client's.)
-  const authStatements = (sent: string[]) =>
-    sent.filter((text) => /take_request_token|record_auth_failure|client_secrets|secret_hash/i.test(text));
 
   it('turns the failures past the limit into 429 with retry_after_ms, on every instance, and spares good keys', async () => {
     // The key is in use on both instances (a NAT's good client): each has served it before the address is throttled.

@@ -133,7 +133,6 @@ describe.each(databaseTargets())('limits and redemption on %s', (target) => {
         // A conversation secret's settings (instructions, tools…); a transcription secret carries none.
         realtimeSession: null,
         startedAt: expect.any(Date),
-        secretExpiresAt: expect.any(Date),
       });
       const [row] = await t.dataSource.query('SELECT * FROM sessions WHERE id = $1', [session.id]);
       expect(row).toMatchObject({ status: 'active', instance_id: 'inst-a' });
@@ -186,7 +185,6 @@ describe.each(databaseTargets())('limits and redemption on %s', (target) => {
       expect(ok[0]).toMatchObject({
         projectId: project.projectId,
         apiKeyId: project.keyId,
-        secretExpiresAt: null,
         startedAt: expect.any(Date),
       });
       const rows = await t.dataSource.query(

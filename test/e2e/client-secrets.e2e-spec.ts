@@ -32,7 +32,7 @@ describe.each(databaseTargets())('client secrets on %s', (target) => {
       expect(res.statusCode).toBe(200);
       const body = res.json();
       expect(Object.keys(body).sort()).toEqual(['expires_at', 'session', 'value']);
-      expect(body.value).toMatch(/^ek_[0-9A-Za-z]{43}$/);
+      expect(body.value).toMatch(/^ek_[0-9A-Za-z]{65}$/);
       expect(body.expires_at).toBeGreaterThanOrEqual(before + 59);
       expect(body.expires_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 60);
       expect(body.session).toEqual({

@@ -29,8 +29,6 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
       endedAt: utc('2026-01-11T00:00:06'),
       metadata: { customer: 'acme', note: 'quote " and \\ kept' },
     });
-    // a is a conversation: its upstream's token totals were recorded with its close.
-    await ds.query(`UPDATE sessions SET input_tokens = 91, output_tokens = 14 WHERE id = $1`, [a]);
     b = await insertSession(ds, {
       projectId,
       model: ASR,
@@ -49,7 +47,9 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
       [a, 3, 10, '2026-01-11T00:00:05.123456'],
       [b, 1, 100, '2026-01-11T10:00:05'],
     ] as const) {
-      await meter.recordBatch(session, seq, frames);
+      // a is a conversation: its second batch bills a response's text (91 + 14 × 4 = 147 micro-USD).
+      const tokens = session === a && seq === 2 ? { input: 91, output: 14 } : undefined;
+      await meter.recordBatch(session, seq, frames, tokens);
       await setRecordedAt(ds, session, seq, utc(at));
     }
     // Another project's usage on the same day never shows.
@@ -98,7 +98,7 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
             ended_at: at('2026-01-11T00:00:06'),
             frames: 134,
             seconds: 10.72,
-            cost_usd: '0.010720',
+            cost_usd: '0.010867',
             metadata: { customer: 'acme', note: 'quote " and \\ kept' },
             tokens: { input_tokens: 91, output_tokens: 14 },
           },
@@ -137,13 +137,14 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
         [b, 100],
         [c, 0],
       ]);
-      expect(doc.data[0].cost_usd).toBe('0.005760');
-      // Tokens are the whole session's, recorded at its close: not split by range as frames are.
+      expect(doc.data[0].cost_usd).toBe('0.005907');
+      // Tokens are split by range as frames are: billed in the batch recorded at 00:00:03.
       expect(doc.data[0].tokens).toEqual({ input_tokens: 91, output_tokens: 14 });
       const before = await exportDoc(`?to=${at('2026-01-11T00:00:00')}`);
       expect(before.data.map((s: { session_id: string; frames: number }) => [s.session_id, s.frames])).toEqual([
         [a, 62],
       ]);
+      expect(before.data[0].tokens).toBeNull();
     });
 
     it('writes an empty range as an empty document', async () => {
@@ -204,6 +205,13 @@ describe.each(databaseTargets())('usage report, export and meter events on %s', 
         expect(sum(doc.data)).toBe(sum(lines));
         expect(cost(day.data)).toBe(cost(doc.data));
         expect(cost(byModel.data)).toBe(cost(doc.data));
+        const tokens = (xs: { input_tokens: number }[]) => xs.reduce((n, x) => n + x.input_tokens, 0);
+        const exported = doc.data.reduce(
+          (n: number, x: { tokens: { input_tokens: number } | null }) => n + (x.tokens?.input_tokens ?? 0),
+          0,
+        );
+        expect(tokens(day.data)).toBe(exported);
+        expect(tokens(byModel.data)).toBe(exported);
         expect(byModel.data.reduce((n: number, x: { sessions: number }) => n + x.sessions, 0)).toBe(doc.data.length);
       }
     }

@@ -89,11 +89,7 @@ export class SessionPortsFactory {
       close: async (sessionId, closing) => {
         closed = true;
         // Kept in memory, after the session's meter batches, while the database is away.
-        await this.usage.recordClose(sessionId, {
-          reason: closing.reason,
-          endedAtMs: closing.endedAtMs,
-          tokens: closing.tokens ?? null,
-        });
+        await this.usage.recordClose(sessionId, { reason: closing.reason, endedAtMs: closing.endedAtMs });
         counters.closed.inc({ dialect, model, reason: closing.reason });
         logEnd(sessionId, closing.endedAtMs, closing.usage.frames, closing.reason, closing.detail);
       },

@@ -5,7 +5,7 @@ import { renderError } from '../../platform/errors/error-renderer';
 import { newId } from '../../platform/ids';
 import type { FailedAuthThrottle } from '../../modules/auth';
 import { refusalCode } from '../../modules/metrics';
-import { chooseProtocol } from './socket-credentials';
+import { chooseProtocol, extractSocketCredential } from './socket-credentials';
 import type { Dialect } from '../dialect';
 
 const logger = new Logger('SocketHandshake');
@@ -29,7 +29,9 @@ export function guardHandshake(
       () => done(true),
       async (refusal: unknown) => {
         // An authentication refusal counts against the address, as on REST (and may become a 429).
-        const error = await throttle.judge(refusal, throttle.addressOf(info.req));
+        const found = extractSocketCredential(info.req, dialect.credentials);
+        const credential = found.kind === 'found' ? found.credential.value : undefined;
+        const error = await throttle.judge(refusal, throttle.addressOf(info.req), credential);
         const requestId = newId('req');
         const rendered = renderError(error, requestId);
         if (rendered.unexpected)

@@ -7,9 +7,11 @@ import { KeyChecksRepository } from './key-checks.repository';
 import { AuthFailuresRepository } from './auth-failures.repository';
 import { FailedAuthThrottle } from './failed-auth.throttle';
 import { AuthRefusalJudge } from './refusal-judge';
+import { CredentialSigningModule } from './credential-signing.module';
 import { REFUSAL_JUDGE } from '../../platform/errors/all-exceptions.filter';
 
 @Module({
+  imports: [CredentialSigningModule],
   providers: [
     AuthService,
     KeyChecksRepository,

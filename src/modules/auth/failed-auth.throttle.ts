@@ -6,7 +6,17 @@ import { clientAddress, TrustProxy } from '../../config/trusted-proxies';
 import { sha256Hex } from '../../platform/ids';
 import { AuthFailuresRepository } from './auth-failures.repository';
 import { isApiKey } from './credentials';
+import { CredentialSigner } from './credential-signer';
 import { ThrottleMemory } from './throttle-memory';
+
+/** Refusals that a credential never recovers from: a signed one refused so is not looked up again. */
+const SPENT = new Set([
+  'invalid_api_key',
+  'key_revoked',
+  'invalid_client_secret',
+  'client_secret_expired',
+  'client_secret_used',
+]);
 
 /**
  * Throttles bad-key traffic per client address: every authentication refusal (a 401 on REST or on a
@@ -17,7 +27,10 @@ import { ThrottleMemory } from './throttle-memory';
  *
  * Once the database has answered an address 429, this instance answers it 429 from memory until its
  * bucket holds a token again (ThrottleMemory), before any statement: a throttled client costs the
- * database nothing, however fast it sends.
+ * database nothing, however fast it sends. The exception is a credential that may be good: one this
+ * service signed (CredentialSigner; a forgery fails the HMAC in memory) and the database has not
+ * refused for good, or a key this instance has served. It is looked up as usual, so a valid key or
+ * client secret is never refused for what other clients at its address did.
  */
 @Injectable()
 export class FailedAuthThrottle {
@@ -29,6 +42,7 @@ export class FailedAuthThrottle {
 
   constructor(
     private readonly failures: AuthFailuresRepository,
+    private readonly signer: CredentialSigner,
     config: AppConfig,
   ) {
     this.capacity = config.authFailuresPerMinute;
@@ -43,13 +57,18 @@ export class FailedAuthThrottle {
 
   /**
    * Throws the 429 for a request from an address this instance knows to be throttled, before its
-   * credential costs a statement; a key this instance has served passes, to be looked up as usual.
+   * credential costs a statement; a credential that may be good passes, to be looked up as usual.
    */
   refuseThrottled(address: string | undefined, credential: string | undefined): void {
     const blockedMs = this.memory.blockedFor(address);
     if (blockedMs === 0) return;
-    if (credential !== undefined && isApiKey(credential) && this.memory.served(sha256Hex(credential))) return;
+    if (credential !== undefined && this.mayBeGood(credential)) return;
     throw this.tooMany(blockedMs);
+  }
+
+  private mayBeGood(credential: string): boolean {
+    if (this.signer.minted(credential)) return !this.memory.refused(sha256Hex(credential));
+    return isApiKey(credential) && this.memory.served(sha256Hex(credential));
   }
 
   /** A key the database found and allowed: see refuseThrottled. */
@@ -62,9 +81,16 @@ export class FailedAuthThrottle {
     this.memory.forgetServed(keyHash);
   }
 
-  /** The refusal to answer with for `error`, raised for a request from `address`: itself, or a 429. */
-  async judge(error: unknown, address: string | undefined): Promise<unknown> {
-    if (!(error instanceof AppError) || error.status !== 401 || !address) return error;
+  /**
+   * The refusal to answer with for `error`, raised for a request from `address` that presented
+   * `credential`: itself, or a 429.
+   */
+  async judge(error: unknown, address: string | undefined, credential?: string): Promise<unknown> {
+    if (!(error instanceof AppError)) return error;
+    if (credential !== undefined && SPENT.has(error.code) && this.signer.minted(credential)) {
+      this.memory.noteRefused(sha256Hex(credential));
+    }
+    if (error.status !== 401 || !address) return error;
     // A refusal that needed no statement (no key, a malformed one) from a throttled address: still none.
     const blockedMs = this.memory.blockedFor(address);
     if (blockedMs > 0) return this.tooMany(blockedMs);

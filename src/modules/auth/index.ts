@@ -5,6 +5,8 @@ export { Auth } from './auth.decorator';
 export { Authenticated, Public } from './authenticated.decorator';
 export { Credential, extractHeaderCredential, isApiKey, isClientSecret, queryCarriesApiKey } from './credentials';
 export { FailedAuthThrottle } from './failed-auth.throttle';
+export { CredentialSigner } from './credential-signer';
+export { CredentialSigningModule } from './credential-signing.module';
 export {
   type AdminPrincipal,
   type ApiKeyPrincipal,

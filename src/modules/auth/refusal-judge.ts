@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { RefusalJudge } from '../../platform/errors/all-exceptions.filter';
+import { extractHeaderCredential } from './credentials';
 import { FailedAuthThrottle } from './failed-auth.throttle';
 import type { PresentedApiKey } from './principal';
 
@@ -22,6 +23,7 @@ export class AuthRefusalJudge implements RefusalJudge {
       }
     }
     // An authentication refusal first counts against the client's address (and may become a 429).
-    return this.throttle.judge(answer, request.ip);
+    const found = extractHeaderCredential(request.headers);
+    return this.throttle.judge(answer, request.ip, found.kind === 'found' ? found.credential.value : undefined);
   }
 }

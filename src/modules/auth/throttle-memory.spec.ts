@@ -31,4 +31,14 @@ describe('ThrottleMemory', () => {
     memory.forgetServed('key-1');
     expect(memory.served('key-1')).toBe(false);
   });
+
+  it('remembers credentials refused for good, up to its bound', () => {
+    const memory = new ThrottleMemory();
+    expect(memory.refused('spent')).toBe(false);
+    memory.noteRefused('spent');
+    expect(memory.refused('spent')).toBe(true);
+    for (let i = 0; i < 50_000; i++) memory.noteRefused(`flood-${i}`);
+    expect(memory.refused('spent')).toBe(false);
+    expect(memory.refused('flood-49999')).toBe(true);
+  });
 });

@@ -8,7 +8,6 @@ import { HealthModule, LifecycleState } from '../health';
 import { ClientSecretsModule } from './client-secrets.module';
 import { ClientSecretsService } from './client-secrets.service';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
-import { REALTIME_SESSION_CHECK } from './realtime-session-check';
 
 /**
  * The client-secrets module on a real database: a secret issued with its pending session in the
@@ -26,7 +25,6 @@ describe.each(databaseTargets())('client-secrets module on %s', (target) => {
       globals: [
         { provide: ENGINE_REGISTRY, useValue: {} },
         // Realtime secrets with settings: client-secrets.realtime.medium-spec.ts.
-        { provide: REALTIME_SESSION_CHECK, useValue: { check: () => ({ ok: true, shown: {} }) } },
         {
           provide: CAPACITY_GATE,
           useValue: { check: () => (capacityFree ? { available: true } : { available: false, retryAfterMs: 700 }) },

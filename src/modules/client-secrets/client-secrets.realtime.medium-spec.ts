@@ -1,5 +1,4 @@
 import { CAPACITY_GATE, ENGINE_REGISTRY } from '../../engines';
-import { ConversationSecretCheck } from '../../gateway/dialects/realtime/conversation/conversation.secret-check';
 import { databaseTargets } from '../../../test/support/test-database';
 import { MediumModule, mediumModule } from '../../../test/support/medium';
 import { insertProject } from '../../../test/support/medium-fixtures';
@@ -8,7 +7,6 @@ import { HealthModule } from '../health';
 import { ClientSecretsModule } from './client-secrets.module';
 import { ClientSecretsService } from './client-secrets.service';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
-import { REALTIME_SESSION_CHECK } from './realtime-session-check';
 
 const TOOL = {
   type: 'function',
@@ -18,9 +16,9 @@ const TOOL = {
 };
 
 /**
- * A realtime (conversation) secret's settings on a real database: checked at issue by the socket
- * layer's session.update rules (the real check, with a stand-in engine registry), stored with the
- * secret, handed to the socket once by the redemption, and not kept after it.
+ * A realtime (conversation) secret's settings on a real database: checked at issue by the session
+ * core's settings rules (those the socket's session.update is held to, with a stand-in engine
+ * registry), stored normalized with the secret, handed to the socket once by the redemption, and not kept after it.
  */
 describe.each(databaseTargets())('realtime client secrets with settings on %s', (target) => {
   let m: MediumModule;
@@ -36,7 +34,6 @@ describe.each(databaseTargets())('realtime client secrets with settings on %s', 
           useValue: { engineFor: () => ({ conversation: { responses: true, tools: engineCallsTools } }) },
         },
         { provide: CAPACITY_GATE, useValue: { check: () => ({ available: true }) } },
-        { provide: REALTIME_SESSION_CHECK, useClass: ConversationSecretCheck },
       ],
     });
     secrets = m.get(ClientSecretsService);
@@ -75,10 +72,21 @@ describe.each(databaseTargets())('realtime client secrets with settings on %s', 
     };
     const issued = await issue({ type: 'realtime', model: 'vendor-voicechat', ...settings });
     expect(issued.session).toMatchObject({ object: 'realtime.session', type: 'live', ...settings });
-    expect(await stored(issued.session.id)).toEqual(settings);
+    // Normalized once, as the session core runs them: never parsed again.
+    const normalized = {
+      version: 1,
+      settings: {
+        instructions: settings.instructions,
+        tools: [{ name: TOOL.name, description: TOOL.description, parameters: TOOL.parameters }],
+        toolChoice: { name: 'get_weather' },
+        audio: false,
+        maxOutputTokens: 300,
+      },
+    };
+    expect(await stored(issued.session.id)).toEqual(normalized);
 
     const opened = await secrets.redeem(issued.value);
-    expect(opened.realtimeSession).toEqual(settings);
+    expect(opened.realtimeSession).toEqual(normalized);
     // Single use: the settings now live on the socket only.
     expect(await stored(issued.session.id)).toBeNull();
     await expect(secrets.redeem(issued.value)).rejects.toMatchObject({ code: 'client_secret_used' });

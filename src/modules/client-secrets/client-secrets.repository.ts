@@ -15,7 +15,6 @@ export interface LockedSecret {
 
 /** The session a redemption activated, with what the caller still has to check. */
 export interface ActivatedSession extends OpenedSession {
-  secretExpiresAt: Date;
   /** The project's balance is above its credit limit, or it has none. */
   hasCredit: boolean;
 }
@@ -31,7 +30,6 @@ interface ActivatedRow {
   audio: SessionAudioConfig;
   metadata: Record<string, string>;
   started_at: Date;
-  secret_expires_at: Date;
   realtime_session: Record<string, unknown> | null;
   has_credit: boolean;
 }
@@ -85,14 +83,14 @@ export class ClientSecretsRepository {
       `WITH used AS (
          UPDATE client_secrets c SET used_at = now(), realtime_session = NULL
            FROM client_secrets o WHERE c.id = $1 AND o.id = c.id
-         RETURNING c.session_id, c.expires_at, o.realtime_session
+         RETURNING c.session_id, o.realtime_session
        )
        UPDATE sessions s
           SET status = 'active', started_at = now(), heartbeat_at = now(), instance_id = $2
          FROM used, projects p
         WHERE s.id = used.session_id AND p.id = s.project_id AND s.status = 'pending' AND s.deleted_at IS NULL
        RETURNING s.id, s.project_id, s.api_key_id, s.type, s.model, s.pool, s.region, s.audio, s.metadata,
-                 s.started_at, used.expires_at AS secret_expires_at, used.realtime_session,
+                 s.started_at, used.realtime_session,
                  (p.credit_limit_micros IS NULL OR p.balance_micros > -p.credit_limit_micros) AS has_credit`,
       [secretId, instanceId],
     );
@@ -109,7 +107,6 @@ export class ClientSecretsRepository {
       audio: row.audio,
       metadata: row.metadata,
       startedAt: row.started_at,
-      secretExpiresAt: row.secret_expires_at,
       realtimeSession: row.realtime_session,
       hasCredit: row.has_credit,
     };

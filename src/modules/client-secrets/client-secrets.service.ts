@@ -1,34 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../platform/errors/app-error';
-import { newClientSecret, newId, sha256Hex } from '../../platform/ids';
+import { newId, sha256Hex } from '../../platform/ids';
 import { toUnixSeconds } from '../../platform/time';
 import { AppConfig } from '../../config/app-config';
-import { isClientSecret } from '../auth';
+import { CredentialSigner, isClientSecret } from '../auth';
 import { LifecycleState } from '../health';
 import type { PresentedApiKey } from '../auth';
 import { ModelCatalog } from '../models';
 import { CLIENT_SECRET_TTL } from './client-secret-ttl';
 import {
   newSessionId,
-  resolveSessionConfig,
   SessionAdmissionService,
-  type RequestedSessionConfig,
-  type ResolvedSessionConfig,
+  type SessionAudioConfig,
   toSessionAudioResponse,
   type OpenedSession,
 } from '../sessions';
-import { CAPACITY_GATE, CapacityGate, VOICECHAT } from '../../engines';
+import { CAPACITY_GATE, CapacityGate, ENGINE_REGISTRY, type EngineRegistry } from '../../engines';
 import { ClientSecretsRepository } from './client-secrets.repository';
 import type { ClientSecretRequestDto } from './dto/client-secret-request.dto';
-import type { RequestedSessionDto } from './dto/requested-session.dto';
 import { ClientSecretResponseDto, toIngressResponse } from './dto/client-secret-response.dto';
 import { RequestOrigin, SocketUrlSettings, socketUrls } from './socket-urls';
-import { REALTIME_SESSION_CHECK, type RealtimeSessionCheck } from './realtime-session-check';
-import { refuseConversationFields, secretConversation, type SecretConversation } from './secret-conversation';
+import { resolveSecret, type ClientSecretEndpoint, type SecretKindContext } from './secret-kinds';
 
-/** Which endpoint was called: the realtime one makes transcription sessions only. */
-export type ClientSecretEndpoint = 'live' | 'realtime';
+export type { ClientSecretEndpoint } from './secret-kinds';
 
 export interface RedeemOptions {
   /** The instance that holds the socket, recorded on the session for DELETE and the orphan reaper. */
@@ -45,6 +40,7 @@ const MAX_SECRET_LENGTH = 256;
 @Injectable()
 export class ClientSecretsService {
   private readonly urlSettings: SocketUrlSettings;
+  private readonly kindContext: SecretKindContext;
 
   constructor(
     private readonly secrets: ClientSecretsRepository,
@@ -54,8 +50,14 @@ export class ClientSecretsService {
     private readonly dataSource: DataSource,
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
     private readonly lifecycle: LifecycleState,
-    @Inject(REALTIME_SESSION_CHECK) private readonly realtimeCheck: RealtimeSessionCheck,
+    private readonly signer: CredentialSigner,
+    @Inject(ENGINE_REGISTRY) engines: EngineRegistry,
   ) {
+    this.kindContext = {
+      models,
+      aliases: config.realtimeModelAliases,
+      conversationOf: (model) => engines.engineFor(model).conversation,
+    };
     this.urlSettings = {
       publicUrl: config.publicUrl,
       tls: config.tls !== null,
@@ -75,31 +77,8 @@ export class ClientSecretsService {
   ): Promise<ClientSecretResponseDto> {
     // A draining instance issues none: the secret's socket could only be refused here.
     this.lifecycle.assertAcceptingSessions();
-    if (endpoint === 'live' && request.session?.type === 'realtime') {
-      throw new AppError(
-        'invalid_parameter',
-        'session.type "realtime" is for POST /v1/realtime/client_secrets; here a conversation is "live"',
-        {
-          param: 'session.type',
-        },
-      );
-    }
-    const conversation = endpoint === 'realtime' && request.session?.type === 'realtime';
-    if (!conversation) refuseConversationFields(request.session);
-    const idleTimeout = request.session?.audio?.input?.turn_detection?.idle_timeout_ms;
-    if (!conversation && idleTimeout !== undefined && idleTimeout !== null) {
-      throw new AppError('invalid_parameter', 'idle_timeout_ms is for conversation sessions (type "realtime")', {
-        param: 'session.audio.input.turn_detection.idle_timeout_ms',
-      });
-    }
-    const resolved = conversation
-      ? withConversationTurns(resolveSessionConfig(this.conversationRequest(request.session!), this.models), request)
-      : resolveSessionConfig(request.session as RequestedSessionConfig | undefined, this.models, {
-          transcriptionOnly: endpoint === 'realtime',
-        });
-    const settings: SecretConversation | null = conversation
-      ? secretConversation(request.session!, resolved.model, this.realtimeCheck)
-      : null;
+    const kind = resolveSecret(endpoint, request, this.kindContext);
+    const { resolved } = kind;
     this.models.checkLanguage(
       resolved.model,
       resolved.audio.input.transcription.language,
@@ -111,7 +90,7 @@ export class ClientSecretsService {
         retryAfterMs: capacity.retryAfterMs,
       });
     }
-    const value = newClientSecret();
+    const value = this.signer.mint('ek_');
     const session = {
       id: newSessionId(),
       type: resolved.type,
@@ -124,7 +103,7 @@ export class ClientSecretsService {
     const ttlSeconds = request.expires_after?.seconds ?? CLIENT_SECRET_TTL.defaultSeconds;
     const admitted = await this.admission.admit(key, session, {
       status: 'pending',
-      secret: { id: newId('cs'), hash: sha256Hex(value), ttlSeconds, realtimeSession: settings?.stored ?? null },
+      secret: { id: newId('cs'), hash: sha256Hex(value), ttlSeconds, realtimeSession: kind.stored },
     });
     const urls = socketUrls(origin, this.urlSettings);
     return {
@@ -132,42 +111,18 @@ export class ClientSecretsService {
       expires_at: toUnixSeconds(admitted.expiresAt!),
       session: {
         id: session.id,
-        object: conversation
-          ? 'realtime.session'
-          : endpoint === 'realtime'
-            ? 'realtime.transcription_session'
-            : 'session',
+        object: kind.object,
         type: session.type,
         model: session.model,
         pool: session.pool,
         region: session.region,
-        audio: toSessionAudioResponse(session.audio),
+        audio: shownAudio(session.audio, kind.turnDetection),
         live_url: urls.live,
         ingress: toIngressResponse(session.type, urls, this.config.maxSessionSeconds),
         metadata: session.metadata,
-        ...settings?.shown,
+        ...kind.shown,
       },
     };
-  }
-
-  /**
-   * A GA `type: "realtime"` session (POST /v1/realtime/client_secrets) → a live session on its
-   * conversation model: `model` may be an operator's alias (REALTIME_MODEL_ALIASES), and an OpenAI
-   * transcription model name stands for the session's own recogniser, as on the socket.
-   */
-  private conversationRequest(session: RequestedSessionDto): RequestedSessionConfig {
-    const model =
-      session.model === undefined ? VOICECHAT : (this.config.realtimeModelAliases.get(session.model) ?? session.model);
-    if (this.models.find(model)?.type !== 'live') {
-      throw new AppError(
-        'invalid_parameter',
-        `A realtime session's model is a conversation model (${VOICECHAT}), not ${JSON.stringify(session.model)}`,
-        {
-          param: 'session.model',
-        },
-      );
-    }
-    return { type: 'live', model, include: session.include, audio: withoutTranscriptionModel(session.audio) };
   }
 
   /**
@@ -209,28 +164,11 @@ export class ClientSecretsService {
 const invalidSecret = () => new AppError('invalid_client_secret', 'The client secret is not valid');
 const expiredSecret = () => new AppError('client_secret_expired', 'The client secret has expired');
 
-/** A conversation session transcribes with its recogniser whatever transcription model the client names. */
-function withoutTranscriptionModel(audio: RequestedSessionDto['audio']): RequestedSessionDto['audio'] {
-  const transcription = audio?.input?.transcription;
-  if (transcription?.model === undefined) return audio;
-  const { model: _model, ...rest } = transcription;
-  return { ...audio, input: { ...audio!.input, transcription: rest } };
-}
-
-/**
- * A conversation keeps what its turn detection asked of the session core and the conversation
- * (interrupt_response, idle_timeout_ms, create_response); other live sessions store none of them (they
- * always barge in and answer).
- */
-function withConversationTurns(resolved: ResolvedSessionConfig, request: ClientSecretRequestDto) {
-  const asked = request.session?.audio?.input?.turn_detection;
-  const stored = resolved.audio.input.turn_detection;
-  if (stored === null || asked === undefined || asked === null) return resolved;
-  const turns = {
-    ...(asked.interrupt_response === undefined ? {} : { interrupt_response: asked.interrupt_response }),
-    ...(asked.idle_timeout_ms === undefined ? {} : { idle_timeout_ms: asked.idle_timeout_ms }),
-    ...(asked.create_response === undefined ? {} : { create_response: asked.create_response }),
+function shownAudio(audio: SessionAudioConfig, turnDetection: Record<string, unknown> | null | undefined) {
+  const shown = toSessionAudioResponse(audio);
+  if (turnDetection === undefined) return shown;
+  return {
+    ...shown,
+    input: { ...shown.input, turn_detection: turnDetection as unknown as typeof shown.input.turn_detection },
   };
-  const input = { ...resolved.audio.input, turn_detection: { ...stored, ...turns } };
-  return { ...resolved, audio: { ...resolved.audio, input } };
 }

@@ -2,8 +2,3 @@
 export { CLIENT_SECRET_TTL } from './client-secret-ttl';
 export { ClientSecretsModule } from './client-secrets.module';
 export { ClientSecretsService } from './client-secrets.service';
-export {
-  REALTIME_SESSION_CHECK,
-  type RealtimeSessionCheck,
-  type RealtimeSessionVerdict,
-} from './realtime-session-check';

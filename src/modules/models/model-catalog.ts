@@ -11,6 +11,8 @@ export interface ModelInfo {
   created: number;
   voices: readonly string[];
   priceMicrosPerMinute: number;
+  /** Micro-USD per million text tokens of a conversation's responses; null: the model does no text work. */
+  tokenPriceMicros: { input: number; output: number } | null;
   /** Languages (ISO-639-1) the model's configured engine recognises; `auto` is accepted besides. */
   languages: readonly string[];
 }
@@ -29,6 +31,7 @@ export class ModelCatalog {
         created: 1767225600,
         voices: VOICES,
         priceMicrosPerMinute: config.priceMicrosPerMinute.voicechat,
+        tokenPriceMicros: config.voicechatTokenPriceMicros,
       },
       {
         id: ASR_STREAMING,
@@ -36,6 +39,7 @@ export class ModelCatalog {
         created: 1767225600,
         voices: [],
         priceMicrosPerMinute: config.priceMicrosPerMinute.asr,
+        tokenPriceMicros: null,
       },
     ];
     this.models = models.map((m) => ({ ...m, languages: modelLanguages(engines, m.id) }));
@@ -71,11 +75,15 @@ export class ModelCatalog {
   }
 
   /**
-   * Cost of a batch of frames. Every view of usage sums the cost stored with each meter event, so the
-   * rounding here happens once per batch and all views agree to the micro-dollar.
+   * Cost of a meter batch: its frames and its text tokens. Every view of usage sums the cost stored
+   * with each meter event, so the rounding here happens once per batch and all views agree to the
+   * micro-dollar.
    */
-  costMicros(modelId: string, frames: number): number {
-    const perMinute = this.find(modelId)?.priceMicrosPerMinute ?? 0;
-    return Math.round((frames * perMinute) / 750); // 750 frames of 80 ms make a minute
+  costMicros(modelId: string, frames: number, tokens: { input: number; output: number } | null = null): number {
+    const model = this.find(modelId);
+    const audio = (frames * (model?.priceMicrosPerMinute ?? 0)) / 750; // 750 frames of 80 ms make a minute
+    const perMillion = model?.tokenPriceMicros;
+    const text = tokens && perMillion ? (tokens.input * perMillion.input + tokens.output * perMillion.output) / 1e6 : 0;
+    return Math.round(audio + text);
   }
 }

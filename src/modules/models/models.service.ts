@@ -20,6 +20,7 @@ export class ModelsService {
 
   private toDto(model: ModelInfo): ModelDto {
     const { inUse, max } = this.engines.capacityFor(model.id);
+    const tokens = model.tokenPriceMicros;
     return {
       id: model.id,
       object: 'model',
@@ -29,7 +30,11 @@ export class ModelsService {
       audio: { format: 'pcm16', sample_rate: SAMPLE_RATE, frame_ms: FRAME_MS, output_encodings: ['base64', 'binary'] },
       voices: [...model.voices],
       max_session_seconds: this.config.maxSessionSeconds,
-      price: { usd_per_minute: microsToUsd(model.priceMicrosPerMinute) },
+      price: {
+        usd_per_minute: microsToUsd(model.priceMicrosPerMinute),
+        usd_per_million_input_tokens: tokens === null ? null : microsToUsd(tokens.input),
+        usd_per_million_output_tokens: tokens === null ? null : microsToUsd(tokens.output),
+      },
       capacity: { streams_in_use: inUse, streams_max: max },
       languages: [...model.languages],
     };

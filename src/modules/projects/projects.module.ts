@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CredentialSigningModule } from '../auth';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
@@ -13,7 +14,7 @@ import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ProjectEntity, ApiKeyEntity, LedgerEntryEntity])],
+  imports: [TypeOrmModule.forFeature([ProjectEntity, ApiKeyEntity, LedgerEntryEntity]), CredentialSigningModule],
   controllers: [ProjectController],
   providers: [
     ProjectsRepository,

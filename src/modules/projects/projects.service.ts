@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, StartingApiKey } from '../../config/app-config';
 import { AppError } from '../../platform/errors/app-error';
-import { newApiKey, newId, sha256Hex } from '../../platform/ids';
+import { newId, sha256Hex } from '../../platform/ids';
+import { CredentialSigner } from '../auth';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { ProjectEntity } from './entities/project.entity';
@@ -30,6 +31,7 @@ export class ProjectsService {
     private readonly ledger: ProjectLedgerRepository,
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
+    private readonly signer: CredentialSigner,
   ) {}
 
   async getProject(id: string): Promise<ProjectEntity> {
@@ -136,7 +138,7 @@ export class ProjectsService {
   }
 
   private buildKey(projectId: string, name: string): { entity: ApiKeyEntity; secret: string } {
-    const secret = newApiKey();
+    const secret = this.signer.mint('wk_');
     return {
       entity: this.keyEntity(projectId, name, { hash: sha256Hex(secret), prefix: secret.slice(0, 10) }),
       secret,

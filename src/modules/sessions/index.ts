@@ -11,7 +11,12 @@ export {
 } from './entities/session.entity';
 export { type OpenedSession } from './opened-session';
 export { SessionAdmissionService } from './session-admission.service';
-export { type RequestedSessionConfig, type ResolvedSessionConfig, resolveSessionConfig } from './session-config';
+export {
+  type RequestedSessionConfig,
+  type RequestedTurnDetection,
+  type ResolvedSessionConfig,
+  resolveSessionConfig,
+} from './session-config';
 export { SessionEnds } from './session-ends';
 export { type EngineSettings } from './sessions.repository';
 export { SessionsModule } from './sessions.module';

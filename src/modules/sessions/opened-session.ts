@@ -16,11 +16,9 @@ export interface OpenedSession {
   audio: SessionAudioConfig;
   metadata: Record<string, string>;
   startedAt: Date;
-  /** When the client secret lapses; null for sessions opened with an API key. */
-  secretExpiresAt: Date | null;
   /**
-   * A Realtime conversation's settings its client secret carries (a GA `session.update`'s session,
-   * audio aside), applied before `session.created`; absent or null otherwise.
+   * A conversation's settings its client secret carries, as the session core's codec stored them
+   * (encodeSecretConversation), applied before `session.created`; absent or null otherwise.
    */
   realtimeSession?: Record<string, unknown> | null;
 }

@@ -9,7 +9,6 @@ import {
   type SessionType,
 } from './entities/session.entity';
 import type { SessionCursor } from './session-cursor';
-import type { TokenUsage } from '../../session-core';
 
 /** A session as the API shows it: the stored row plus its effective status and its sort key. */
 export interface VisibleSession {
@@ -128,7 +127,7 @@ export class SessionsRepository {
     return result.affected ?? 0;
   }
 
-  async markClosed(id: string, reason: CloseReason, endedAt?: Date, tokens?: TokenUsage | null): Promise<boolean> {
+  async markClosed(id: string, reason: CloseReason, endedAt?: Date): Promise<boolean> {
     const result = await this.sessions
       .createQueryBuilder()
       .update()
@@ -136,8 +135,6 @@ export class SessionsRepository {
         status: 'closed',
         closeReason: reason,
         endedAt: endedAt ?? (() => 'now()'),
-        inputTokens: tokens?.inputTokens ?? null,
-        outputTokens: tokens?.outputTokens ?? null,
       })
       .where(`id = :id AND status = 'active'`, { id })
       .execute();

@@ -8,7 +8,6 @@ import { SessionResponseDto, SessionListResponseDto, toSessionResponse } from '.
 import type { ListSessionsQueryDto } from './dto/list-sessions.dto';
 import type { CloseReason, SessionTransport, SessionType } from './entities/session.entity';
 import type { OpenedSession } from './opened-session';
-import type { TokenUsage } from '../../session-core';
 import { SessionAdmissionService } from './session-admission.service';
 import { RequestedSessionConfig, resolveSessionConfig } from './session-config';
 import { decodeCursor, encodeCursor } from './session-cursor';
@@ -114,15 +113,13 @@ export class SessionsService {
       projectId: principal.projectId,
       apiKeyId: principal.apiKeyId,
       startedAt: admitted.startedAt ?? admitted.createdAt,
-      secretExpiresAt: null,
     };
   }
 
   /** Records the end of an active session; false when it was not active (already closed, or unknown). */
   /** `endedAt`: when it ended, if that was earlier than now (a close written back after an outage). */
-  /** `tokens`: a conversation's token totals as its upstream reported them (null: none, or not a conversation). */
-  markClosed(sessionId: string, reason: CloseReason, endedAt?: Date, tokens?: TokenUsage | null): Promise<boolean> {
-    return this.sessions.markClosed(sessionId, reason, endedAt, tokens);
+  markClosed(sessionId: string, reason: CloseReason, endedAt?: Date): Promise<boolean> {
+    return this.sessions.markClosed(sessionId, reason, endedAt);
   }
 
   /** See HeldSessionsRepository.heartbeat: the sessions whose sockets the instance must now end. */

@@ -28,6 +28,8 @@ export interface NewMeterBatch {
   sessionId: string;
   seq: number;
   frames: number;
+  inputTokens: number;
+  outputTokens: number;
   costByModel: Readonly<Record<string, number>>;
 }
 
@@ -64,14 +66,8 @@ export class MeterEventsRepository {
    * Records one session's batch, together with the other sessions' batches that arrive within
    * METER_LINGER_MS (see recordBatches): they share a round trip and a commit.
    */
-  recordBatch(
-    id: string,
-    sessionId: string,
-    seq: number,
-    frames: number,
-    costByModel: Readonly<Record<string, number>>,
-  ): Promise<BatchOutcome> {
-    return this.batcher.submit({ id, sessionId, seq, frames, costByModel });
+  recordBatch(batch: NewMeterBatch): Promise<BatchOutcome> {
+    return this.batcher.submit(batch);
   }
 
   /**
@@ -82,12 +78,15 @@ export class MeterEventsRepository {
    */
   async recordBatches(batches: readonly NewMeterBatch[]): Promise<BatchOutcome[]> {
     const rows: { o_id: string; o_outcome: BatchOutcome }[] = await this.dataSource.query(
-      'SELECT * FROM continuum_record_meter_batches($1::varchar[], $2::varchar[], $3::int[], $4::int[], $5::jsonb[])',
+      `SELECT * FROM continuum_record_meter_batches($1::varchar[], $2::varchar[], $3::int[], $4::int[], $5::int[],
+                                                    $6::int[], $7::jsonb[])`,
       [
         batches.map((b) => b.id),
         batches.map((b) => b.sessionId),
         batches.map((b) => b.seq),
         batches.map((b) => b.frames),
+        batches.map((b) => b.inputTokens),
+        batches.map((b) => b.outputTokens),
         batches.map((b) => JSON.stringify(b.costByModel)),
       ],
     );

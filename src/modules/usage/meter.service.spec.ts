@@ -14,10 +14,33 @@ describe('MeterService', () => {
     events.recordBatch.mockResolvedValue('recorded');
     await sut.recordBatch('sess_1', 7, 62);
     // 0.006 USD/min = 6000 micro-USD for 750 frames: 62 frames cost 496; 0.06 USD/min: 4960.
-    expect(events.recordBatch).toHaveBeenCalledWith('mev_sess_1_7', 'sess_1', 7, 62, {
-      'vendor-voicechat': 4960,
-      'vendor-asr-streaming': 496,
+    expect(events.recordBatch).toHaveBeenCalledWith({
+      id: 'mev_sess_1_7',
+      sessionId: 'sess_1',
+      seq: 7,
+      frames: 62,
+      inputTokens: 0,
+      outputTokens: 0,
+      costByModel: { 'vendor-voicechat': 4960, 'vendor-asr-streaming': 496 },
     });
+  });
+
+  it('charges text tokens at the model’s price per million, with the frames, rounded once', async () => {
+    events.recordBatch.mockResolvedValue('recorded');
+    await sut.recordBatch('sess_1', 8, 62, { input: 1_234, output: 567 });
+    // 1 USD per million input tokens and 4 per million output: 1234 + 2268 micro-USD, plus 4960 of frames.
+    expect(events.recordBatch).toHaveBeenCalledWith(
+      expect.objectContaining({
+        inputTokens: 1_234,
+        outputTokens: 567,
+        costByModel: { 'vendor-voicechat': 8462, 'vendor-asr-streaming': 496 },
+      }),
+    );
+  });
+
+  it('refuses tokens that are not counts', async () => {
+    await expect(sut.recordBatch('sess_1', 1, 0, { input: -1, output: 0 })).rejects.toThrow(RangeError);
+    await expect(sut.recordBatch('sess_1', 1, 0, { input: 1.5, output: 0 })).rejects.toThrow(RangeError);
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { TextTokens } from '../../session-core';
 import { ModelCatalog } from '../models';
 import { MeterEventsRepository } from './meter-events.repository';
 
@@ -24,16 +25,28 @@ export class MeterService {
    * The balance may go below zero: running sessions are never cut. Rejects if the session does not
    * exist or the database fails; then retry with the same seq.
    */
-  async recordBatch(sessionId: string, seq: number, frames: number): Promise<void> {
+  async recordBatch(sessionId: string, seq: number, frames: number, tokens?: TextTokens): Promise<void> {
     if (!Number.isSafeInteger(seq) || seq < 1 || !Number.isSafeInteger(frames) || frames < 0) {
       throw new RangeError(`meter batch needs an integer seq >= 1 and frames >= 0, got seq=${seq} frames=${frames}`);
+    }
+    const text = tokens ?? { input: 0, output: 0 };
+    if (![text.input, text.output].every((n) => Number.isSafeInteger(n) && n >= 0 && n <= 2 ** 31 - 1)) {
+      throw new RangeError(`meter batch tokens must be integers in 0..2^31-1, got ${JSON.stringify(tokens)}`);
     }
     // Cost is rounded once per batch and stored with it; every view of usage sums stored costs. The
     // statement picks the session's model's cost, so the batch costs one round trip.
     const costByModel = Object.fromEntries(
-      this.catalog.models.map((m) => [m.id, this.catalog.costMicros(m.id, frames)]),
+      this.catalog.models.map((m) => [m.id, this.catalog.costMicros(m.id, frames, text)]),
     );
-    const outcome = await this.events.recordBatch(meterEventId(sessionId, seq), sessionId, seq, frames, costByModel);
+    const outcome = await this.events.recordBatch({
+      id: meterEventId(sessionId, seq),
+      sessionId,
+      seq,
+      frames,
+      inputTokens: text.input,
+      outputTokens: text.output,
+      costByModel,
+    });
     if (outcome === 'unknown_session') throw new Error(`cannot meter unknown session ${sessionId}`);
   }
 }

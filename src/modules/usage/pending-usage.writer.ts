@@ -10,7 +10,6 @@ import {
   type MeterBatch,
   type PendingUsageSnapshot,
   type PendingUsageStats,
-  type TokenUsage,
 } from '../../session-core';
 import { SessionsService } from '../sessions';
 import { MeterService } from './meter.service';
@@ -19,8 +18,6 @@ import { MeterService } from './meter.service';
 export interface PendingClose {
   readonly reason: CloseReason;
   readonly endedAtMs: number;
-  /** A conversation's token totals (absent in a file an earlier version saved). */
-  readonly tokens?: TokenUsage | null;
 }
 
 /** How many sessions' writes go at once while writing back (the meter statement batches them). */
@@ -93,7 +90,7 @@ export class PendingUsageWriter implements OnModuleInit {
       return 'kept';
     }
     try {
-      await this.meter.recordBatch(sessionId, batch.seq, batch.frames);
+      await this.meter.recordBatch(sessionId, batch.seq, batch.frames, batch.tokens);
       return 'written';
     } catch (error) {
       if (!isDatabaseConnectionError(error, true)) throw error;
@@ -110,7 +107,7 @@ export class PendingUsageWriter implements OnModuleInit {
       return 'kept';
     }
     try {
-      await this.sessions.markClosed(sessionId, close.reason, new Date(close.endedAtMs), close.tokens ?? null);
+      await this.sessions.markClosed(sessionId, close.reason, new Date(close.endedAtMs));
       return 'written';
     } catch (error) {
       if (!isDatabaseConnectionError(error, true)) throw error;
@@ -185,17 +182,12 @@ export class PendingUsageWriter implements OnModuleInit {
             if (write === null) return false;
             try {
               if (write.kind === 'batch') {
-                await this.meter.recordBatch(id, write.batch.seq, write.batch.frames);
+                await this.meter.recordBatch(id, write.batch.seq, write.batch.frames, write.batch.tokens);
                 this.pending.batchWritten(id, write.batch.seq);
                 batches++;
                 frames += write.batch.frames;
               } else {
-                await this.sessions.markClosed(
-                  id,
-                  write.close.reason,
-                  new Date(write.close.endedAtMs),
-                  write.close.tokens ?? null,
-                );
+                await this.sessions.markClosed(id, write.close.reason, new Date(write.close.endedAtMs));
                 this.pending.closeWritten(id);
                 closes++;
               }

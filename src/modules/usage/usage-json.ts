@@ -42,7 +42,7 @@ const PLAIN = /^[\w-]*$/;
 const str = (value: string): string => (PLAIN.test(value) ? `"${value}"` : JSON.stringify(value));
 const int = (value: string | null): string => (value === null ? 'null' : String(Number(value)));
 
-/** A session's token totals: both columns are written together at close; either null means none. */
+/** A session's text tokens billed in the range: both null when none were. */
 const tokens = (input: string | null, output: string | null): string =>
   input === null || output === null ? 'null' : `{"input_tokens":${Number(input)},"output_tokens":${Number(output)}}`;
 

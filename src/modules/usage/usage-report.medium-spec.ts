@@ -85,8 +85,24 @@ describe.each(databaseTargets())('usage report on %s', (target) => {
         from: 0,
         to: expect.any(Number),
         data: [
-          { bucket: '2026-01-10', sessions: 1, frames: 62, seconds: 4.96, cost_usd: '0.004960' },
-          { bucket: '2026-01-11', sessions: 3, frames: 172, seconds: 13.76, cost_usd: '0.006560' },
+          {
+            bucket: '2026-01-10',
+            sessions: 1,
+            frames: 62,
+            seconds: 4.96,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: '0.004960',
+          },
+          {
+            bucket: '2026-01-11',
+            sessions: 3,
+            frames: 172,
+            seconds: 13.76,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: '0.006560',
+          },
         ],
       });
       expect(Math.abs(body.to - (Math.floor(Date.now() / 1000) + 1))).toBeLessThanOrEqual(2);
@@ -96,29 +112,63 @@ describe.each(databaseTargets())('usage report on %s', (target) => {
 
     it('groups by model', async () => {
       expect((await report(q('?group_by=model'))).data).toEqual([
-        { bucket: ASR, sessions: 1, frames: 100, seconds: 8, cost_usd: '0.000800' },
-        { bucket: VOICECHAT, sessions: 2, frames: 134, seconds: 10.72, cost_usd: '0.010720' },
+        { bucket: ASR, sessions: 1, frames: 100, seconds: 8, input_tokens: 0, output_tokens: 0, cost_usd: '0.000800' },
+        {
+          bucket: VOICECHAT,
+          sessions: 2,
+          frames: 134,
+          seconds: 10.72,
+          input_tokens: 0,
+          output_tokens: 0,
+          cost_usd: '0.010720',
+        },
       ]);
     });
 
     it('includes `from` and excludes `to`, to the microsecond', async () => {
       const day2 = (qs: string) => report(q(qs)).then((r) => r.data);
       expect(await day2(`?from=${at('2026-01-11T00:00:03')}&to=${at('2026-01-11T00:00:04')}`)).toEqual([
-        { bucket: '2026-01-11', sessions: 1, frames: 62, seconds: 4.96, cost_usd: '0.004960' },
+        {
+          bucket: '2026-01-11',
+          sessions: 1,
+          frames: 62,
+          seconds: 4.96,
+          input_tokens: 0,
+          output_tokens: 0,
+          cost_usd: '0.004960',
+        },
       ]);
       expect(await day2(`?from=${at('2026-01-11T00:00:04')}&to=${at('2026-01-11T00:00:05')}`)).toEqual([]);
       // 00:00:05.123456 is inside [05, 06) and outside [04, 05).
       expect(await day2(`?from=${at('2026-01-11T00:00:05')}&to=${at('2026-01-11T00:00:06')}`)).toEqual([
-        { bucket: '2026-01-11', sessions: 1, frames: 10, seconds: 0.8, cost_usd: '0.000800' },
+        {
+          bucket: '2026-01-11',
+          sessions: 1,
+          frames: 10,
+          seconds: 0.8,
+          input_tokens: 0,
+          output_tokens: 0,
+          cost_usd: '0.000800',
+        },
       ]);
       expect(await day2(`?to=${at('2026-01-11T00:00:03')}`)).toEqual([
-        { bucket: '2026-01-10', sessions: 1, frames: 62, seconds: 4.96, cost_usd: '0.004960' },
+        {
+          bucket: '2026-01-10',
+          sessions: 1,
+          frames: 62,
+          seconds: 4.96,
+          input_tokens: 0,
+          output_tokens: 0,
+          cost_usd: '0.004960',
+        },
       ]);
     });
 
     it('counts a session created in the range even before it is metered', async () => {
       const body = await report(q(`?group_by=model&from=${at('2026-01-11T10:00:00')}&to=${at('2026-01-11T10:00:05')}`));
-      expect(body.data).toEqual([{ bucket: ASR, sessions: 1, frames: 0, seconds: 0, cost_usd: '0.000000' }]);
+      expect(body.data).toEqual([
+        { bucket: ASR, sessions: 1, frames: 0, seconds: 0, input_tokens: 0, output_tokens: 0, cost_usd: '0.000000' },
+      ]);
     });
 
     it('answers an empty range with no buckets and echoes it', async () => {

@@ -7,6 +7,8 @@ export interface UsageBucketRow {
   bucket: string;
   sessions: number;
   frames: number;
+  inputTokens: number;
+  outputTokens: number;
   costMicros: number;
 }
 
@@ -22,7 +24,7 @@ export interface ExportSessionRow {
   ended_at: string | null;
   frames: string;
   cost_micros: string;
-  /** The session's token totals (null: none recorded). */
+  /** Text tokens billed in the range (null: none). */
   input_tokens: string | null;
   output_tokens: string | null;
   /** The jsonb column as JSON text, spliced into the export without a parse. */
@@ -43,11 +45,11 @@ const IN_RANGE = (column: string) => `${column} >= to_timestamp($2) AND ${column
  * of the meter events recorded in it. The report and the export both read this rule.
  */
 const ACTIVITY = `
-  SELECT m.session_id, m.recorded_at AS at, m.frames, m.cost_micros
+  SELECT m.session_id, m.recorded_at AS at, m.frames, m.input_tokens, m.output_tokens, m.cost_micros
   FROM meter_events m
   WHERE m.project_id = $1 AND ${IN_RANGE('m.recorded_at')}
   UNION ALL
-  SELECT s.id, s.created_at, 0, 0
+  SELECT s.id, s.created_at, 0, 0, 0, 0
   FROM sessions s
   WHERE s.project_id = $1 AND ${IN_RANGE('s.created_at')}`;
 
@@ -56,18 +58,23 @@ const REPORT_SQL: Record<UsageGrouping, string> = {
   day: `
     WITH activity AS (${ACTIVITY}),
     per_session AS (
-      SELECT session_id, (at AT TIME ZONE 'UTC')::date AS day, sum(frames) AS frames, sum(cost_micros) AS cost
+      SELECT session_id, (at AT TIME ZONE 'UTC')::date AS day, sum(frames) AS frames,
+             sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost
       FROM activity GROUP BY 1, 2
     )
-    SELECT to_char(day, 'YYYY-MM-DD') AS bucket, count(*)::int AS sessions,
-           sum(frames)::bigint AS frames, sum(cost)::bigint AS cost
+    SELECT to_char(day, 'YYYY-MM-DD') AS bucket, count(*)::int AS sessions, sum(frames)::bigint AS frames,
+           sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens, sum(cost)::bigint AS cost
     FROM per_session GROUP BY day ORDER BY day`,
   model: `
     WITH activity AS (${ACTIVITY}),
     per_session AS (
-      SELECT session_id, sum(frames) AS frames, sum(cost_micros) AS cost FROM activity GROUP BY 1
+      SELECT session_id, sum(frames) AS frames, sum(input_tokens) AS input_tokens,
+             sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost
+      FROM activity GROUP BY 1
     )
-    SELECT s.model AS bucket, count(*)::int AS sessions, sum(p.frames)::bigint AS frames, sum(p.cost)::bigint AS cost
+    SELECT s.model AS bucket, count(*)::int AS sessions, sum(p.frames)::bigint AS frames,
+           sum(p.input_tokens)::bigint AS input_tokens, sum(p.output_tokens)::bigint AS output_tokens,
+           sum(p.cost)::bigint AS cost
     FROM per_session p JOIN sessions s ON s.id = p.session_id
     GROUP BY s.model ORDER BY s.model`,
 };
@@ -77,11 +84,14 @@ const EXPORT_COLUMNS = `
   floor(extract(epoch FROM s.created_at))::bigint AS created_at,
   floor(extract(epoch FROM s.started_at))::bigint AS started_at,
   floor(extract(epoch FROM s.ended_at))::bigint AS ended_at,
-  u.frames, u.cost_micros, s.input_tokens, s.output_tokens, s.metadata::text AS metadata, s.created_at::text AS at`;
+  u.frames, u.cost_micros, u.input_tokens, u.output_tokens, s.metadata::text AS metadata, s.created_at::text AS at`;
 
+/** Tokens are null, as on the session, when no batch in the range billed any. */
 const USAGE_IN_RANGE = `
   CROSS JOIN LATERAL (
-    SELECT COALESCE(sum(m.frames), 0)::bigint AS frames, COALESCE(sum(m.cost_micros), 0)::bigint AS cost_micros
+    SELECT COALESCE(sum(m.frames), 0)::bigint AS frames, COALESCE(sum(m.cost_micros), 0)::bigint AS cost_micros,
+           CASE WHEN bool_or(m.input_tokens > 0 OR m.output_tokens > 0) THEN sum(m.input_tokens)::bigint END AS input_tokens,
+           CASE WHEN bool_or(m.input_tokens > 0 OR m.output_tokens > 0) THEN sum(m.output_tokens)::bigint END AS output_tokens
     FROM meter_events m
     WHERE m.session_id = s.id AND ${IN_RANGE('m.recorded_at')}
   ) u`;
@@ -92,14 +102,20 @@ export class UsageRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async report(projectId: string, range: UsageRange, groupBy: UsageGrouping): Promise<UsageBucketRow[]> {
-    const rows: { bucket: string; sessions: number; frames: string; cost: string }[] = await this.dataSource.query(
-      REPORT_SQL[groupBy],
-      [projectId, range.from, range.to],
-    );
+    const rows: {
+      bucket: string;
+      sessions: number;
+      frames: string;
+      input_tokens: string;
+      output_tokens: string;
+      cost: string;
+    }[] = await this.dataSource.query(REPORT_SQL[groupBy], [projectId, range.from, range.to]);
     return rows.map((r) => ({
       bucket: r.bucket,
       sessions: r.sessions,
       frames: Number(r.frames),
+      inputTokens: Number(r.input_tokens),
+      outputTokens: Number(r.output_tokens),
       costMicros: Number(r.cost),
     }));
   }

@@ -40,6 +40,8 @@ export class UsageService {
         sessions: r.sessions,
         frames: r.frames,
         seconds: framesToSeconds(r.frames),
+        input_tokens: r.inputTokens,
+        output_tokens: r.outputTokens,
         cost_usd: microsToUsd(r.costMicros),
       })),
     };

@@ -41,7 +41,7 @@ describe('ConversationModel with interrupt_response: false', () => {
     expect(types(turnDone)).toEqual(['input_transcript_done', 'item_done']);
     expect(model.responding).toBe(true);
 
-    expect(model.responseEvent(req.responseId, finished)).toEqual([]);
+    expect(types(model.responseEvent(req.responseId, finished))).toEqual([]);
     const played = model.audioDone(req.itemId, false);
     const doneAt = types(played).indexOf('response_done');
     expect(events(played)[doneAt]).toMatchObject({ response: { id: req.responseId, status: 'completed' } });

@@ -102,23 +102,32 @@ describe('ConversationModel', () => {
     ]);
   });
 
-  it("sums the tokens its responses' upstream reported; null while none reported any", () => {
+  it('bills each response it sent: the tokens its upstream reported, else an estimate of one per 4 bytes', () => {
     const finish = (usage: { inputTokens: number; outputTokens: number } | null) => {
       const id = request(model.createResponse({ conversation: 'auto' }))!.responseId;
-      model.responseEvent(id, { type: 'text', delta: 'ok' });
-      model.responseEvent(id, { type: 'finished', status: 'completed', reason: null, usage });
+      model.responseEvent(id, { type: 'text', delta: 'ok, ça va' }); // 10 bytes of UTF-8: 3 tokens
+      return model.responseEvent(id, { type: 'finished', status: 'completed', reason: null, usage });
     };
-    expect(model.reportedTokens).toBeNull();
-    finish(null);
-    expect(model.reportedTokens).toBeNull();
-    finish({ inputTokens: 12, outputTokens: 3 });
-    finish({ inputTokens: 20, outputTokens: 4 });
-    finish(null);
-    expect(model.reportedTokens).toEqual({ inputTokens: 32, outputTokens: 7 });
-    // A copy: what was handed out does not move with later responses.
-    const seen = model.reportedTokens!;
-    finish({ inputTokens: 1, outputTokens: 1 });
-    expect(seen).toEqual({ inputTokens: 32, outputTokens: 7 });
+    const bills = (effects: ConversationEffect[]) => effects.filter((e) => e.kind === 'bill');
+    model.createItem(userText('twelve bytes'), undefined);
+    const estimated = finish(null);
+    expect(bills(estimated)).toEqual([{ kind: 'bill', tokens: { inputTokens: 3, outputTokens: 3 } }]);
+    // Shown as its usage too, so response.done says what was billed.
+    expect(events(estimated).at(-1)).toMatchObject({ response: { usage: { inputTokens: 3, outputTokens: 3 } } });
+    expect(bills(finish({ inputTokens: 12, outputTokens: 3 }))).toEqual([
+      { kind: 'bill', tokens: { inputTokens: 12, outputTokens: 3 } },
+    ]);
+    expect(model.tokens).toEqual({ inputTokens: 15, outputTokens: 6 });
+  });
+
+  it('bills a cancelled response for what it was sent, when its upstream reported nothing', () => {
+    model.createItem(userText('x'.repeat(400)), undefined);
+    const id = request(model.createResponse({ conversation: 'auto' }))!.responseId;
+    expect(model.cancelResponse(id).filter((e) => e.kind === 'bill')).toEqual([]);
+    const ended = model.responseEvent(id, { type: 'finished', status: 'cancelled', reason: null, usage: null });
+    expect(ended.filter((e) => e.kind === 'bill')).toEqual([
+      { kind: 'bill', tokens: { inputTokens: 100, outputTokens: 0 } },
+    ]);
   });
 
   it('reports a tool call as a completed function_call item, and its output goes back as a tool message', () => {
@@ -150,9 +159,10 @@ describe('ConversationModel', () => {
     model.audioTranscript(req.itemId, ' there', 1400);
     // Voiced answers show their text as the transcript, with the audio.
     expect(model.responseEvent(req.responseId, { type: 'text', delta: 'Hi there' })).toEqual([]);
+    // Billed now (no usage reported: 8 bytes of text are 2 tokens); nothing is shown before the voice ends.
     expect(
       model.responseEvent(req.responseId, { type: 'finished', status: 'completed', reason: null, usage: null }),
-    ).toEqual([]);
+    ).toEqual([{ kind: 'bill', tokens: { inputTokens: 0, outputTokens: 2 } }]);
     const done = model.audioDone(req.itemId, false);
     expect(types(done)).toEqual([
       'output_audio_done',

@@ -53,14 +53,9 @@ export class ConversationModel {
     );
   }
 
-  /** Totals over the session's responses: what the upstream reported, kept as detail. */
+  /** Totals over the session's responses, as billed (reported by the upstream, or estimated). */
   get tokens(): TokenUsage {
     return this.responses.tokens;
-  }
-
-  /** The session's token totals, or null if no response reported usage (the engine reports none). */
-  get reportedTokens(): TokenUsage | null {
-    return this.responses.reportedTokens;
   }
 
   get responding(): boolean {

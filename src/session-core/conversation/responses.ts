@@ -19,6 +19,7 @@ import type {
   ResponseView,
 } from './conversation.types';
 import { ResponseOutput, type OutputState } from './response-output';
+import { estimatedTokens, requestBytes } from './text-tokens';
 import type { UserTurns } from './user-turns';
 
 interface Response extends OutputState {
@@ -37,15 +38,17 @@ interface Response extends OutputState {
    * committed audio at once.
    */
   held: { request: ResponseRequest; context: ConversationItemsSource } | null;
+  /** UTF-8 bytes of the request the engine was sent (null: not sent), and of its output so far. */
+  sentBytes: number | null;
+  outputBytes: number;
 }
 
 export class ConversationResponses {
   private active: Response | null = null;
   /** A response to start once the active one is done (a user turn answered by create_response). */
   private queued = false;
-  /** Totals over the session's responses: what the upstream reported, kept as detail. */
+  /** Totals over the session's responses, as billed (reported by the upstream, or estimated). */
   readonly tokens: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  private tokensReported = false;
   private readonly output: ResponseOutput;
 
   constructor(
@@ -60,11 +63,6 @@ export class ConversationResponses {
     private readonly contextTokens: number,
   ) {
     this.output = new ResponseOutput(items, ids);
-  }
-
-  /** The session's token totals, or null if no response reported usage (the engine reports none). */
-  get reportedTokens(): TokenUsage | null {
-    return this.tokensReported ? { ...this.tokens } : null;
   }
 
   get responding(): boolean {
@@ -140,24 +138,23 @@ export class ConversationResponses {
     if (response === null || response.view.id !== responseId) return [];
     switch (event.type) {
       case 'text':
+        response.outputBytes += Buffer.byteLength(event.delta);
         // A voiced answer's text is shown as its transcript, word by word with its audio.
         if (response.view.audio || event.delta === '') return [];
         return this.output.text(response, event.delta);
       case 'function_call':
+        response.outputBytes += Buffer.byteLength(event.name) + Buffer.byteLength(event.arguments);
         return this.output.functionCall(response, event);
-      case 'finished':
+      case 'finished': {
         response.engineFinished = true;
-        if (event.usage !== null) {
-          response.view.usage = event.usage;
-          this.tokens.inputTokens += event.usage.inputTokens;
-          this.tokens.outputTokens += event.usage.outputTokens;
-          this.tokensReported = true;
-        }
+        const out = this.bill(response, event.usage);
         if (response.cancelReason === null && event.status !== 'completed') {
           response.view.status = event.status;
           response.view.reason = event.reason;
         }
-        return this.settle(response);
+        out.push(...this.settle(response));
+        return out;
+      }
     }
   }
 
@@ -245,6 +242,8 @@ export class ConversationResponses {
       cancelReason: null,
       unbidden: false,
       held: null,
+      sentBytes: null,
+      outputBytes: 0,
     };
     const out: ConversationEffect[] = [emit({ type: 'response_created', response: snapshot(view), clientEventId })];
     if (context === null) return out;
@@ -271,7 +270,11 @@ export class ConversationResponses {
     const { request, context } = response.held!;
     response.held = null;
     const fitted = fitContext(request, messagesOf(context.items()), this.contextTokens);
-    if (fitted.kind === 'fits') return [{ kind: 'respond', request: { ...request, messages: fitted.messages } }];
+    if (fitted.kind === 'fits') {
+      const sent = { ...request, messages: fitted.messages };
+      response.sentBytes = requestBytes(sent);
+      return [{ kind: 'respond', request: sent }];
+    }
     response.engineFinished = true;
     response.view.status = 'failed';
     response.view.reason = 'context_budget_exceeded';
@@ -321,6 +324,23 @@ export class ConversationResponses {
     if (response.unbidden) response.engineFinished = true;
     out.push(...this.settle(response));
     return out;
+  }
+
+  /**
+   * A response the engine was sent is over: its tokens as the upstream reported them, else estimated
+   * from what was sent and what came back, are billed and shown in its `response.done`.
+   */
+  private bill(response: Response, reported: TokenUsage | null): ConversationEffect[] {
+    if (response.sentBytes === null) return [];
+    // What an upstream reports is a count: anything else (negative, fractional) is made one.
+    const count = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0);
+    const tokens = reported
+      ? { inputTokens: count(reported.inputTokens), outputTokens: count(reported.outputTokens) }
+      : estimatedTokens(response.sentBytes, response.outputBytes);
+    response.view.usage = tokens;
+    this.tokens.inputTokens += tokens.inputTokens;
+    this.tokens.outputTokens += tokens.outputTokens;
+    return [{ kind: 'bill', tokens }];
   }
 
   /** Emits the end of the response once the engine finished it and its voice is over. */

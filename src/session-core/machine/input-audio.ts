@@ -1,14 +1,15 @@
 /**
  * The input side of a started session: rate guard, re-framing, mute, metering. Every frame it
  * accepts is counted once and goes to exactly one meter batch, so the in-band usage and the sum
- * of the stored batches agree by construction.
+ * of the stored batches agree by construction. A conversation's text tokens are metered here too,
+ * in the same sequence of batches.
  */
 import { FRAME_BYTES } from '../engine/engine.port';
 import type { Effect } from '../model/session.effects';
 import type { WarningCode } from '../model/session.events';
 import { InputFramer } from '../runtime/input-framer';
 import { InputRateGuard } from '../runtime/input-rate';
-import { usageOf, type SessionLimits, type Usage } from '../model/session.types';
+import { usageOf, type SessionLimits, type TextTokens, type Usage } from '../model/session.types';
 
 export type InputWarning = Exclude<WarningCode, 'output_audio_dropped'>;
 
@@ -83,6 +84,13 @@ export class InputAudio {
     }
     for (let i = 0; i < frames.length; i++) this.accept(frames[i], out);
     frames.length = 0;
+  }
+
+  /** A response's text tokens: metered at once, in one batch with the frames not metered yet. */
+  meterText(tokens: TextTokens, out: Effect[]): void {
+    const frames = this.frames - this.meteredFrames;
+    this.meteredFrames = this.frames;
+    out.push({ kind: 'meter', batch: { seq: ++this.meterSeq, frames, tokens } });
   }
 
   /** Closing: the final partial frame counts as one frame, and the last batch is metered. */

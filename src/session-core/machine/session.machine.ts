@@ -22,6 +22,7 @@ import {
   type SessionDescriptor,
   type SessionError,
   type SessionLimits,
+  type TextTokens,
   type Usage,
 } from '../model/session.types';
 
@@ -273,6 +274,18 @@ export class SessionMachine {
       case 'response_done':
         return this.phaseNow === 'started' ? this.output.onEngine(event) : NO_EFFECTS;
     }
+  }
+
+  /**
+   * A conversation's response ended: its text tokens are billed. Until the session is recorded closed
+   * (the engine's last responses end while it closes); after that there is no batch to put them in.
+   */
+  meterText(tokens: TextTokens): readonly Effect[] {
+    if (this.phaseNow !== 'started' && this.phaseNow !== 'closing') return NO_EFFECTS;
+    if (tokens.input === 0 && tokens.output === 0) return NO_EFFECTS;
+    const out: Effect[] = [];
+    this.input.meterText(tokens, out);
+    return out;
   }
 
   /** The pacer played the last frame of a response. */

@@ -64,9 +64,17 @@ export interface SessionError {
 }
 
 /** One batch of metered frames; the store derives an idempotent id from (session, seq). */
+/** Text tokens of a conversation's responses, as billed (reported by the upstream, or estimated). */
+export interface TextTokens {
+  readonly input: number;
+  readonly output: number;
+}
+
 export interface MeterBatch {
   readonly seq: number;
   readonly frames: number;
+  /** The text tokens of the responses that ended since the previous batch; absent: none. */
+  readonly tokens?: TextTokens;
 }
 
 /** What the output pacer did, folded into the final stats. */
@@ -108,6 +116,12 @@ export interface SessionLimits {
   /** Control messages (all but audio) a socket may send at once, and refilled per second after. */
   readonly controlBurst: number;
   readonly controlPerSecond: number;
+  /**
+   * Responses a conversation's client may ask for (`response.create`) at once, and per minute after
+   * that; past them one is refused (`rate_limit_exceeded`) and the session goes on.
+   */
+  readonly responseBurst: number;
+  readonly responsesPerMinute: number;
 }
 
 export const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000; // 48
@@ -130,6 +144,10 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   // updates or bad frames is cut at the 201st.
   controlBurst: 200,
   controlPerSecond: 50,
+  // An agent asks again after each tool call's output: 10 at once and one every 2 s leave it room,
+  // while a client looping on response.create makes at most 30 upstream chat requests a minute.
+  responseBurst: 10,
+  responsesPerMinute: 30,
 };
 
 /** Exact for any frame count: integer milliseconds first, then one division. */

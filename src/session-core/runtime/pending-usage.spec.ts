@@ -8,6 +8,18 @@ describe('PendingUsage', () => {
     expect(store.next('s1')).toEqual({ kind: 'batch', batch: { seq: 1, frames: 50 } });
   });
 
+  it('keeps the text tokens of merged batches, summed, and through a snapshot', () => {
+    const store = new PendingUsage<string>();
+    store.addBatch('s1', { seq: 1, frames: 10 }, false);
+    store.addBatch('s1', { seq: 2, frames: 0, tokens: { input: 40, output: 5 } }, false);
+    store.addBatch('s1', { seq: 3, frames: 2, tokens: { input: 60, output: 7 } }, false);
+    const merged = { seq: 1, frames: 12, tokens: { input: 100, output: 12 } };
+    expect(store.next('s1')).toEqual({ kind: 'batch', batch: merged });
+    const restored = new PendingUsage<string>();
+    restored.restore(store.snapshot());
+    expect(restored.next('s1')).toEqual({ kind: 'batch', batch: merged });
+  });
+
   it('never changes a batch once its write was attempted: a retry has the same id and frames', () => {
     const store = new PendingUsage<string>();
     store.addBatch('s1', { seq: 7, frames: 10 }, true); // the write failed, outcome unknown

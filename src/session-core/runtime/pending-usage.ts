@@ -1,6 +1,6 @@
 /**
  * Usage that could not be written yet because the database was away: per session, the counted frames
- * of its meter batches (never audio) and its close record, kept in memory until they are written,
+ * and text tokens of its meter batches (never audio or text) and its close record, kept in memory until they are written,
  * oldest first. Pure: the gateway feeds it and drains it (PendingUsageWriter); specs drive it directly.
  *
  * Idempotency: a batch keeps the seq it was first written (or queued) with, so its meter event id
@@ -11,16 +11,18 @@
  * must carry the same id and the same frames. So a session holds at most one frozen batch, one open
  * interval and its close record: memory is bounded by the sessions, not by the outage's length.
  */
-import type { MeterBatch } from '../model/session.types';
+import type { MeterBatch, TextTokens } from '../model/session.types';
 
 export interface PendingBatch {
   readonly seq: number;
   readonly frames: number;
+  readonly tokens?: TextTokens;
 }
 
 interface Interval {
   seq: number;
   frames: number;
+  tokens?: TextTokens;
   /** A write was attempted: its outcome may be unknown, so it is never merged with more frames. */
   frozen: boolean;
 }
@@ -79,9 +81,10 @@ export class PendingUsage<C> {
     }
     if (!attempted && last !== undefined && !last.frozen) {
       last.frames += batch.frames;
+      last.tokens = sumTokens(last.tokens, batch.tokens);
       return;
     }
-    pending.intervals.push({ seq: batch.seq, frames: batch.frames, frozen: attempted });
+    pending.intervals.push({ ...batchOf(batch), frozen: attempted });
   }
 
   /** Keeps the session's close record, to be written after its batches. */
@@ -101,7 +104,7 @@ export class PendingUsage<C> {
     const head = pending.intervals[0];
     if (head !== undefined) {
       head.frozen = true;
-      return { kind: 'batch', batch: { seq: head.seq, frames: head.frames } };
+      return { kind: 'batch', batch: batchOf(head) };
     }
     if (pending.close !== null) return { kind: 'close', close: pending.close };
     return null;
@@ -125,7 +128,7 @@ export class PendingUsage<C> {
     return {
       sessions: [...this.sessions].map(([sessionId, pending]) => ({
         sessionId,
-        batches: pending.intervals.map(({ seq, frames }) => ({ seq, frames })),
+        batches: pending.intervals.map(batchOf),
         close: pending.close,
       })),
     };
@@ -139,7 +142,7 @@ export class PendingUsage<C> {
     for (const saved of snapshot.sessions) {
       if (this.sessions.has(saved.sessionId)) continue;
       this.sessions.set(saved.sessionId, {
-        intervals: saved.batches.map(({ seq, frames }) => ({ seq, frames, frozen: true })),
+        intervals: saved.batches.map((batch) => ({ ...batchOf(batch), frozen: true })),
         close: saved.close,
       });
     }
@@ -165,4 +168,13 @@ export class PendingUsage<C> {
     }
     return pending;
   }
+}
+
+function batchOf({ seq, frames, tokens }: PendingBatch): PendingBatch {
+  return tokens === undefined ? { seq, frames } : { seq, frames, tokens };
+}
+
+function sumTokens(a: TextTokens | undefined, b: TextTokens | undefined): TextTokens | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return { input: a.input + b.input, output: a.output + b.output };
 }

@@ -3,7 +3,6 @@
  * connection (the store and meter bound to the connection's project and credential); tests use
  * fakes. Nothing here imports Nest, TypeORM or ws.
  */
-import type { TokenUsage } from '../engine/engine.port';
 import type { ServerEvent } from '../model/session.events';
 import type { CloseReason, MeterBatch, SessionConfig, Usage } from '../model/session.types';
 
@@ -52,11 +51,6 @@ export interface SessionClosing {
   readonly endedAtMs: number;
   /** Equals the sum of the session's meter batches. */
   readonly usage: Usage;
-  /**
-   * A conversation's token totals as its upstream reported them over its responses (detail, not
-   * billed); null or absent for other sessions and when the engine reported none.
-   */
-  readonly tokens?: TokenUsage | null;
 }
 
 export interface SessionStorePort {

@@ -24,6 +24,7 @@ export class RuntimeGuards {
   /** A limit was broken: the session is ending and nothing the client sends runs any more. */
   private limited = false;
   private readonly controlRate: ControlRate;
+  private readonly responseRate: ControlRate;
   private idle: IdleWatch | null = null;
 
   constructor(
@@ -35,14 +36,33 @@ export class RuntimeGuards {
     private readonly hooks: RuntimeGuardHooks,
   ) {
     this.controlRate = new ControlRate(limits.controlBurst, limits.controlPerSecond, clock.now());
+    this.responseRate = new ControlRate(limits.responseBurst, limits.responsesPerMinute / 60, clock.now());
   }
 
-  /** Whether a client command may run: appends keep the session from idling, the rest cost the control rate. */
+  /** A response the client asked for: null when it may run, else the refusal to answer it with. */
+  refuseResponse(): { code: 'rate_limit_exceeded'; message: string } | null {
+    const now = this.clock.now();
+    if (this.responseRate.take(now)) return null;
+    const { resetSeconds, limit } = this.responseRate.allowance(now);
+    const waitSeconds = Math.max(1, Math.ceil(resetSeconds - (limit - 1) / (this.limits.responsesPerMinute / 60)));
+    return {
+      code: 'rate_limit_exceeded',
+      message: `more than ${this.limits.responseBurst} responses at once or ${this.limits.responsesPerMinute} a minute on this session; retry in ${waitSeconds} s`,
+    };
+  }
+
+  /** Whether a client command may run: appends are paced by the input rate, the rest cost the control rate. */
   admits(command: SessionCommand): boolean {
     if (command.type !== 'append') return this.control();
-    if (this.limited) return false;
+    return !this.limited;
+  }
+
+  /**
+   * A whole frame of input audio was accepted (and metered): only that keeps the session from idling,
+   * so appends of a few samples, billed nothing until they make a frame, do not keep it alive.
+   */
+  frameAccepted(): void {
     this.idle?.seen();
-    return true;
   }
 
   controlAllowance(): { limit: number; remaining: number; resetSeconds: number } {

@@ -198,9 +198,51 @@ describe('SessionRuntime: idle rule', () => {
     expect(transport.events.at(-1)).toMatchObject({ type: 'closed', reason: 'expired', detail: 'idle_timeout' });
   });
 
+  it('counts whole frames only: appends of a few samples do not keep a session alive', async () => {
+    const { runtime, clock, store } = await started({ idleTimeoutMs: 1000, maxSessionMs: 600_000 });
+    // 2 bytes (one sample) every 400 ms: a frame's worth would take over five minutes.
+    for (let i = 0; i < 2; i++) {
+      clock.advance(400);
+      runtime.handle({ type: 'append', audio: Buffer.alloc(2) });
+    }
+    expect(runtime.phase).toBe('started');
+    clock.advance(400);
+    runtime.handle({ type: 'append', audio: Buffer.alloc(2) });
+    await runtime.done;
+    expect(store.closings[0].closing).toMatchObject({ reason: 'expired', detail: 'idle_timeout' });
+    // The samples were metered as the final partial frame, and billed.
+    expect(store.closings[0].closing.usage).toMatchObject({ frames: 1 });
+  });
+
+  it('an append that completes a frame counts, however small it is', async () => {
+    const { runtime, clock } = await started({ idleTimeoutMs: 1000, maxSessionMs: 600_000 });
+    runtime.handle({ type: 'append', audio: Buffer.alloc(FRAME_BYTES - 2) });
+    clock.advance(900);
+    runtime.handle({ type: 'append', audio: Buffer.alloc(2) });
+    clock.advance(900);
+    expect(runtime.phase).toBe('started');
+  });
+
   it('0 turns it off', async () => {
     const { runtime, clock } = await started({ idleTimeoutMs: 0, maxSessionMs: 600_000 });
     clock.advance(300_000);
     expect(runtime.phase).toBe('started');
+  });
+});
+
+describe('SessionRuntime: response rate', () => {
+  it('allows the burst, then one response per refill, and says when to retry', async () => {
+    const { runtime, clock } = await started({ responseBurst: 3, responsesPerMinute: 30 });
+    for (let i = 0; i < 3; i++) expect(runtime.refuseResponse()).toBeNull();
+    expect(runtime.refuseResponse()).toEqual({
+      code: 'rate_limit_exceeded',
+      message: 'more than 3 responses at once or 30 a minute on this session; retry in 2 s',
+    });
+    clock.advance(1_900);
+    expect(runtime.refuseResponse()).not.toBeNull();
+    clock.advance(100);
+    expect(runtime.refuseResponse()).toBeNull();
+    expect(runtime.refuseResponse()).not.toBeNull();
+    expect(runtime.phase).toBe('started'); // a refused response does not end the session
   });
 });

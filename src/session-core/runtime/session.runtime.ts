@@ -27,7 +27,12 @@ import { dispatchCommand, type SessionCommand } from '../model/session.commands'
 import type { Effect } from '../model/session.effects';
 import type { ServerEvent } from '../model/session.events';
 import { SessionMachine, type SessionPhase, type StartFailure } from '../machine/session.machine';
-import { DEFAULT_SESSION_LIMITS, type SessionConfig, type SessionLimits } from '../model/session.types';
+import {
+  DEFAULT_SESSION_LIMITS,
+  type SessionConfig,
+  type SessionLimits,
+  type TextTokens,
+} from '../model/session.types';
 
 export type { SessionRuntimeOptions } from './runtime-options';
 
@@ -159,9 +164,22 @@ export class SessionRuntime {
     return this.done;
   }
 
+  /**
+   * Conversation sessions: whether the client may have the response it asked for now (the response
+   * rate): null, or the refusal to answer it with. The session goes on either way.
+   */
+  refuseResponse(): { code: 'rate_limit_exceeded'; message: string } | null {
+    return this.guards.refuseResponse();
+  }
+
   /** Conversation sessions: asks the engine for a response; false when no stream can (not started, ended, no respond()). */
   respond(request: ResponseRequest, sink: ResponseSink): boolean {
     return this.engine.respond(request, sink);
+  }
+
+  /** Conversation sessions: a response's text tokens, billed in the session's next meter batch. */
+  meterText(tokens: TextTokens): void {
+    this.run(this.machine.meterText(tokens));
   }
 
   /** Conversation sessions: stops a response the engine is producing (its sink hears `cancelled`). */
@@ -183,6 +201,7 @@ export class SessionRuntime {
       case 'schedule_expiry':
         return this.scheduleExpiry(effect.atMs);
       case 'engine_push':
+        this.guards.frameAccepted();
         return this.engine.call((stream) => stream.pushAudio(effect.frame));
       case 'engine_commit':
         return this.engine.call((stream) => stream.commit());

@@ -9,8 +9,11 @@ import type { ServerResponse } from 'node:http';
 import { pause, RecordingServer, type RecordedRequest } from './recording-server';
 
 export type ChatPlan =
-  /** Streams `pieces` as content deltas, `delayMs` apart (the wire chunks may be split further). */
-  | { kind: 'reply'; pieces: string[]; delayMs?: number; splitBytes?: number }
+  /**
+   * Streams `pieces` as content deltas, `delayMs` apart (the wire chunks may be split further);
+   * `withoutUsage`: no usage chunk, as a server that ignores `stream_options.include_usage`.
+   */
+  | { kind: 'reply'; pieces: string[]; delayMs?: number; splitBytes?: number; withoutUsage?: boolean }
   | { kind: 'error'; status: number; message: string; type: string; code: string | null }
   /** Accepts the request and never answers. */
   | { kind: 'hang' }
@@ -54,7 +57,9 @@ export async function startFakeChatServer(plan: (request: RecordedRequest) => Ch
       }
     };
     await write(': keep-alive comment\n\n' + chunk({ role: 'assistant', content: '' }, null));
-    const usage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+    const usage =
+      (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true &&
+      !(chosen.kind === 'reply' && chosen.withoutUsage === true);
     const usageChunk = () =>
       `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body.model, choices: [], usage: FAKE_USAGE })}\n\n`;
     if (chosen.kind === 'tool_calls') {

@@ -31,7 +31,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
   // A client secret's configuration wins; the query asks for nothing else.
   configure: (query, lock) =>
     lock ?? (query.type === 'live' ? conversationConfig(query.model) : DEFAULT_TRANSCRIPTION_CONFIG),
-  connect: ({ ws, config, query, realtimeSession, runtime, conversation, engines, models }) =>
+  connect: ({ ws, config, query, secretConversation, runtime, conversation, engines, models }) =>
     config!.type === 'live'
       ? new RealtimeConversationConnection({
           ...runtime,
@@ -40,7 +40,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
           transport: wsTransport(ws),
           aliases: query.aliases,
           conversationLimits: conversation,
-          realtimeSession,
+          secretConversation,
         })
       : new RealtimeConnection({
           ...runtime,

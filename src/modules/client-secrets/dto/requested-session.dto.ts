@@ -16,8 +16,23 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { DEFAULT_END_OF_TURN, DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE } from '../../../session-core';
+import {
+  DEFAULT_END_OF_TURN,
+  DEFAULT_LANGUAGE,
+  DEFAULT_VAD,
+  END_OF_TURN_BOUNDS,
+  IDLE_TIMEOUT_MS,
+  LANGUAGE_MAX_LENGTH,
+  LANGUAGE_TAG,
+  LIVE_VAD_BOUNDS,
+  NOISE_REDUCTION,
+  VOICE,
+  type Bounds,
+} from '../../../session-core';
 import { NullableField, OptionalField } from '../../../platform/validation/request-field.validators';
+
+/** A rule's bounds as the OpenAPI schema's (the swagger plugin reads only literal @Min/@Max). */
+const range = ({ min, max }: Bounds) => ({ minimum: min, maximum: max });
 
 // Validators run bottom-up and a 422 reports the first failure of each field, so each field's type
 // check is written last: a value of the wrong type is reported as such, not as out of range.
@@ -40,13 +55,14 @@ export class AudioFormatRequestDto {
 @ApiSchema({ name: 'NoiseReductionRequest' })
 export class NoiseReductionRequestDto {
   /** Accepted for compatibility with the OpenAI SDK; no noise reduction is applied. */
-  @ApiPropertyOptional({ enum: ['near_field', 'far_field'] })
+  @ApiPropertyOptional({ enum: NOISE_REDUCTION.types })
   @OptionalField()
-  @IsIn(['near_field', 'far_field'])
+  @IsIn(NOISE_REDUCTION.types)
   type?: 'near_field' | 'far_field';
+  @ApiPropertyOptional({ minimum: NOISE_REDUCTION.strength.min, maximum: NOISE_REDUCTION.strength.max })
   @OptionalField()
-  @Max(1)
-  @Min(0)
+  @Max(NOISE_REDUCTION.strength.max)
+  @Min(NOISE_REDUCTION.strength.min)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   strength?: number;
 }
@@ -54,10 +70,14 @@ export class NoiseReductionRequestDto {
 @ApiSchema({ name: 'TranscriptionRequest' })
 export class TranscriptionRequestDto {
   /** `auto` (detect) or a language tag such as `en` or `en-US`. */
-  @ApiPropertyOptional({ default: DEFAULT_LANGUAGE })
+  @ApiPropertyOptional({
+    default: DEFAULT_LANGUAGE,
+    maxLength: LANGUAGE_MAX_LENGTH,
+    pattern: LANGUAGE_TAG.source,
+  })
   @OptionalField()
-  @Matches(/^(auto|[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*)$/)
-  @MaxLength(35)
+  @Matches(LANGUAGE_TAG)
+  @MaxLength(LANGUAGE_MAX_LENGTH)
   @IsString()
   language?: string;
   /** Must be the session's model when given. */
@@ -76,24 +96,34 @@ export class TranscriptionRequestDto {
 @ApiSchema({ name: 'EndOfTurnRequest' })
 export class EndOfTurnRequestDto {
   /** Confidence (0.5..1) at which a turn ends; 1: turns end only on the timeout. */
-  @ApiPropertyOptional({ default: DEFAULT_END_OF_TURN.eotThreshold })
+  @ApiPropertyOptional({ default: DEFAULT_END_OF_TURN.eotThreshold, ...range(END_OF_TURN_BOUNDS.eotThreshold) })
   @OptionalField()
-  @Max(1)
-  @Min(0.5)
+  @Max(END_OF_TURN_BOUNDS.eotThreshold.max)
+  @Min(END_OF_TURN_BOUNDS.eotThreshold.min)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   eot_threshold?: number;
   /** Confidence (0.3..0.9) at which the answer starts being prepared (eager end of turn); null: never. */
-  @ApiProperty({ type: 'number', required: false, nullable: true, default: DEFAULT_END_OF_TURN.eagerEotThreshold })
+  @ApiProperty({
+    type: 'number',
+    required: false,
+    nullable: true,
+    default: DEFAULT_END_OF_TURN.eagerEotThreshold,
+    ...range(END_OF_TURN_BOUNDS.eagerEotThreshold),
+  })
   @NullableField()
-  @Max(0.9)
-  @Min(0.3)
+  @Max(END_OF_TURN_BOUNDS.eagerEotThreshold.max)
+  @Min(END_OF_TURN_BOUNDS.eagerEotThreshold.min)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   eager_eot_threshold?: number | null;
   /** Silence (500..60000 ms) after which a turn ends whatever the confidence. */
-  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_END_OF_TURN.eotTimeoutMs })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: DEFAULT_END_OF_TURN.eotTimeoutMs,
+    ...range(END_OF_TURN_BOUNDS.eotTimeoutMs),
+  })
   @OptionalField()
-  @Max(60000)
-  @Min(500)
+  @Max(END_OF_TURN_BOUNDS.eotTimeoutMs.max)
+  @Min(END_OF_TURN_BOUNDS.eotTimeoutMs.min)
   @IsInt()
   eot_timeout_ms?: number;
 }
@@ -106,24 +136,32 @@ export class TurnDetectionRequestDto {
   @IsIn(['server_vad'])
   type?: 'server_vad';
   /** Speech probability above which audio counts as speech. */
-  @ApiPropertyOptional({ default: DEFAULT_VAD.threshold })
+  @ApiPropertyOptional({ default: DEFAULT_VAD.threshold, ...range(LIVE_VAD_BOUNDS.threshold) })
   @OptionalField()
-  @Max(1)
-  @Min(0)
+  @Max(LIVE_VAD_BOUNDS.threshold.max)
+  @Min(LIVE_VAD_BOUNDS.threshold.min)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   threshold?: number;
   /** Audio kept before detected speech, in ms. */
-  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_VAD.prefixPaddingMs })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: DEFAULT_VAD.prefixPaddingMs,
+    ...range(LIVE_VAD_BOUNDS.prefixPaddingMs),
+  })
   @OptionalField()
-  @Max(5000)
-  @Min(0)
+  @Max(LIVE_VAD_BOUNDS.prefixPaddingMs.max)
+  @Min(LIVE_VAD_BOUNDS.prefixPaddingMs.min)
   @IsInt()
   prefix_padding_ms?: number;
   /** Silence that ends a turn, in ms, when `end_of_turn` is null. */
-  @ApiPropertyOptional({ type: 'integer', default: DEFAULT_VAD.silenceDurationMs })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: DEFAULT_VAD.silenceDurationMs,
+    ...range(LIVE_VAD_BOUNDS.silenceDurationMs),
+  })
   @OptionalField()
-  @Max(10000)
-  @Min(100)
+  @Max(LIVE_VAD_BOUNDS.silenceDurationMs.max)
+  @Min(LIVE_VAD_BOUNDS.silenceDurationMs.min)
   @IsInt()
   silence_duration_ms?: number;
   /**
@@ -152,10 +190,15 @@ export class TurnDetectionRequestDto {
    * Conversation sessions only (`session.type: "realtime"`): no speech for this long after an answer's
    * audio played brings `input_audio_buffer.timeout_triggered` and a prompt; null (the default): off.
    */
-  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 5000, maximum: 30000 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: IDLE_TIMEOUT_MS.min,
+    maximum: IDLE_TIMEOUT_MS.max,
+  })
   @NullableField()
-  @Max(30000)
-  @Min(5000)
+  @Max(IDLE_TIMEOUT_MS.max)
+  @Min(IDLE_TIMEOUT_MS.min)
   @IsInt()
   idle_timeout_ms?: number | null;
 }
@@ -203,6 +246,17 @@ export class AudioOutputRequestDto {
   encoding?: 'base64' | 'binary';
 }
 
+/**
+ * A `type: "realtime"` session's audio: OpenAI's GA fields, held to the session core's conversation
+ * rules by the service (the ones its socket's session.update is held to), so no rules here.
+ */
+export class RealtimeAudioRequestDto {
+  @Allow()
+  input?: Record<string, unknown>;
+  @Allow()
+  output?: Record<string, unknown>;
+}
+
 @ApiSchema({ name: 'AudioRequest' })
 export class AudioRequestDto {
   @OptionalField()
@@ -245,8 +299,8 @@ export class RealtimeToolChoiceFunctionRequestDto {
 }
 
 // The conversation fields below (type "realtime" only) carry no class-validator rules of their own:
-// `@Allow()` lets them through the whitelist, and ClientSecretsService checks them with the rules of
-// the socket's session.update (RealtimeSessionCheck), so that a secret and the socket never disagree.
+// `@Allow()` lets them through the whitelist, and ClientSecretsService holds them to the session
+// core's settings rules, the socket's session.update's too, so that a secret and the socket agree.
 
 @ApiSchema({ name: 'RequestedSession' })
 export class RequestedSessionDto {
@@ -271,8 +325,11 @@ export class RequestedSessionDto {
   @IsIn(['item.input_audio_transcription.logprobs'], { each: true })
   @IsArray()
   include?: string[];
+  // Type `realtime`: OpenAI's GA fields and ranges (semantic_vad, output speed…), as its socket takes them.
   @OptionalField()
-  @Type(() => AudioRequestDto)
+  @Type((help) =>
+    (help?.object as { type?: unknown })?.type === 'realtime' ? RealtimeAudioRequestDto : AudioRequestDto,
+  )
   @ValidateNested()
   @IsObject()
   audio?: AudioRequestDto;

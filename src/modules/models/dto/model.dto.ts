@@ -16,6 +16,13 @@ export class ModelAudioDto {
 export class ModelPriceDto {
   /** USD per minute of input audio, as a 6-place decimal string. */
   usd_per_minute: string;
+  /**
+   * USD per million input (context) tokens of a conversation's responses, as a 6-place decimal
+   * string; null for a model that does no text work.
+   */
+  usd_per_million_input_tokens: string | null;
+  /** USD per million output tokens of a conversation's responses; null for a model that does no text work. */
+  usd_per_million_output_tokens: string | null;
 }
 
 @ApiSchema({ name: 'ModelCapacityResponse' })

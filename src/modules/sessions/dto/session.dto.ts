@@ -14,12 +14,12 @@ import {
 import { AudioResponseDto, toSessionAudioResponse } from './session-audio.dto';
 
 /**
- * Token totals a conversation session's chat upstream reported over its responses (the sum of their
- * `response.done.usage`), recorded when the session closes. Detail only: billing is input audio frames.
+ * The text tokens a conversation session's responses were billed for (the sum of their
+ * `response.done.usage`: as the upstream reported them, else estimated), priced per model.
  */
 @ApiSchema({
   name: 'SessionTokensResponse',
-  description: "A conversation session's token totals as its upstream reported them (detail, not billed).",
+  description: "A conversation session's billed text tokens (reported by its upstream, else estimated).",
 })
 export class SessionTokensDto {
   /** Input (prompt) tokens over the session's responses. */
@@ -37,12 +37,11 @@ export class SessionUsageDto {
   frames: number;
   /** frames × 0.08. */
   seconds: number;
-  /** USD as a 6-place decimal string. */
+  /** USD as a 6-place decimal string: the frames' cost and the tokens'. */
   cost_usd: string;
   /**
-   * Detail, not billed: a conversation session's token totals as its upstream reported them (the sum
-   * of its responses' `response.done.usage`), recorded when it closes. Null while it runs, for sessions
-   * that are not conversations, and when the engine reported no usage.
+   * A conversation session's billed text tokens so far (the sum of its responses'
+   * `response.done.usage`); null for a session that billed none.
    */
   @ApiProperty({ type: () => SessionTokensDto, nullable: true })
   tokens: SessionTokensDto | null;
@@ -104,7 +103,7 @@ export class SessionListResponseDto {
   next_cursor: string | null;
 }
 
-/** Both columns are written together at close; either null means none were reported. */
+/** Both columns are kept together by the meter; either null means none were billed. */
 export function tokensOf(input: number | null, output: number | null): SessionTokensDto | null {
   return input === null || output === null ? null : { input_tokens: input, output_tokens: output };
 }

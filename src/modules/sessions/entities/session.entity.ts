@@ -90,10 +90,7 @@ export class SessionEntity {
   @Column({ name: 'cost_micros', type: 'bigint', default: 0, transformer: bigintNumber })
   costMicros: number;
 
-  /**
-   * A conversation's token totals as its upstream reported them, recorded at close: detail, not billed.
-   * Null for other sessions and for conversations whose engine reported none.
-   */
+  /** A conversation's billed text tokens, kept by the meter with frames and cost; null until it bills any. */
   @Column({ name: 'input_tokens', type: 'bigint', nullable: true, transformer: bigintNumber })
   inputTokens: number | null;
 

@@ -29,11 +29,7 @@ export class UsageExportSessionDto {
   cost_usd: string;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
   metadata: Record<string, string>;
-  /**
-   * Detail, not billed: a conversation session's token totals as its upstream reported them, recorded
-   * when it closes (the whole session's, whatever the range; not split by range as frames are). Null
-   * while it runs, for sessions that are not conversations, and when the engine reported no usage.
-   */
+  /** Text tokens billed in the range (as frames are); null when none were. */
   @ApiProperty({ type: () => SessionTokensDto, nullable: true })
   tokens: SessionTokensDto | null;
 }

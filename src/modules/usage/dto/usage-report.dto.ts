@@ -13,7 +13,13 @@ export class UsageBucketDto {
   frames: number;
   /** `frames * 0.08`. */
   seconds: number;
-  /** Sum of the cost stored with each meter event, USD as a 6-place decimal string. */
+  /** Text tokens of conversation responses billed in the bucket: input (context) tokens. */
+  @ApiProperty({ type: 'integer' })
+  input_tokens: number;
+  /** Text tokens of conversation responses billed in the bucket: output tokens. */
+  @ApiProperty({ type: 'integer' })
+  output_tokens: number;
+  /** Sum of the cost stored with each meter event (frames and tokens), USD as a 6-place decimal string. */
   cost_usd: string;
 }
 

@@ -21,6 +21,13 @@ export class MeterEventEntity {
   @Column({ type: 'integer' })
   frames: number;
 
+  /** Text tokens of the responses that ended since the session's previous batch (billed with its frames). */
+  @Column({ name: 'input_tokens', type: 'integer', default: 0 })
+  inputTokens: number;
+
+  @Column({ name: 'output_tokens', type: 'integer', default: 0 })
+  outputTokens: number;
+
   @Column({ name: 'cost_micros', type: 'bigint', transformer: bigintNumber })
   costMicros: number;
 

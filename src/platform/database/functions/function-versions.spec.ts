@@ -25,6 +25,7 @@ const PINNED: Record<string, string> = {
   'admit-sessions.v3.ts': '5a4d0678958e63ee16302ef4fa85e3586454538b86c66e0fa4c82b1960a045b2',
   'record-auth-failure.v1.ts': 'cd935fd8c285cd4816554b7800b68f9c15ba4334f707a06bbc6dbf7ac953c252',
   'record-meter-batches.v1.ts': 'a4d63f065118670beff1f99e80c83a02afd7499ba22c1db5aad730bf429a888b',
+  'record-meter-batches.v2.ts': '6f84a2e9faef4e0f76ebec865ca90ddda2b59f5c26f58c22328709709c661dfc',
   'take-request-token.v1.ts': '4e1f2bb8e94d1027a34c56a5faba9575656a37168b44be65ab24bcc3b3f92315',
   'take-request-token.v2.ts': 'f2586d1388abcfe31e762bb0ee1e6830f18cacd3ff39659b5f277aca208dcebc',
 };

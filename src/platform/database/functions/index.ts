@@ -1,6 +1,6 @@
 import { ADMIT_SESSIONS_V3 } from './admit-sessions.v3';
 import { RECORD_AUTH_FAILURE_V1 } from './record-auth-failure.v1';
-import { RECORD_METER_BATCHES_V1 } from './record-meter-batches.v1';
+import { RECORD_METER_BATCHES_V2 } from './record-meter-batches.v2';
 import { TAKE_REQUEST_TOKEN_V2 } from './take-request-token.v2';
 
 export { type DatabaseFunction } from './database-function';
@@ -12,6 +12,6 @@ export { type DatabaseFunction } from './database-function';
 export const CURRENT_FUNCTIONS = [
   ADMIT_SESSIONS_V3,
   RECORD_AUTH_FAILURE_V1,
-  RECORD_METER_BATCHES_V1,
+  RECORD_METER_BATCHES_V2,
   TAKE_REQUEST_TOKEN_V2,
 ];

@@ -8,6 +8,8 @@ import { OperatorControls1796100000000 } from './1796100000000-OperatorControls'
 import { SessionTokens1796200000000 } from './1796200000000-SessionTokens';
 import { SecretRealtimeSession1796300000000 } from './1796300000000-SecretRealtimeSession';
 import { SessionTransport1796400000000 } from './1796400000000-SessionTransport';
+import { SigningKeys1796500000000 } from './1796500000000-SigningKeys';
+import { TextMetering1796500000001 } from './1796500000001-TextMetering';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -21,4 +23,6 @@ export const MIGRATIONS = [
   SessionTokens1796200000000,
   SecretRealtimeSession1796300000000,
   SessionTransport1796400000000,
+  SigningKeys1796500000000,
+  TextMetering1796500000001,
 ];

@@ -129,8 +129,10 @@ export const CONVERSATION_CLIENT_MESSAGES: Record<string, MessageDoc> = {
   },
   'response.create': {
     summary:
-      'Asks for an answer (one at a time: `conversation_already_has_active_response`). An engine that ' +
-      'answers spoken turns by itself refuses it with `unsupported_event`.',
+      'Asks for an answer (one at a time: `conversation_already_has_active_response`; at most ' +
+      '`CONVERSATION_RESPONSE_BURST` at once and `CONVERSATION_RESPONSES_PER_MINUTE` after: ' +
+      '`rate_limit_exceeded`, the session goes on). An engine that answers spoken turns by itself ' +
+      'refuses it with `unsupported_event`. Its text work is billed in tokens (`response.done.usage`).',
     payload: typed(
       'response.create',
       {},

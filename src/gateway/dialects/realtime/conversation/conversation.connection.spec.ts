@@ -1,6 +1,6 @@
 import type { ResponseRequest, ResponseSink } from '../../../../session-core';
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
-import { FakeEngine, FakeStore, FakeStream, Gate } from '../../../../session-core/testing/fakes';
+import { FakeEngine, FakeMeter, FakeStore, FakeStream, Gate } from '../../../../session-core/testing/fakes';
 import { FakeConnections } from './testing/fake-connections';
 
 /** A cascade-like engine: it takes responses and tools. */
@@ -230,15 +230,17 @@ describe('RealtimeConversationConnection (fake engines)', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('records the close with the tokens its responses reported, summed; null when none reported any', async () => {
-    const respond = async (send: (event: object) => void, settle: () => Promise<unknown>) => {
+  it("meters each response's tokens in the session's meter batches: reported, else estimated", async () => {
+    const engine = new RespondingEngine();
+    const meter = new FakeMeter();
+    const { connection, send } = connections.open(engine, { meter });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    await settle();
+    const respond = async () => {
       send({ type: 'response.create', response: { output_modalities: ['text'] } });
       await settle();
     };
-    const engine = new RespondingEngine();
-    const store = new FakeStore();
-    const { connection, send, settle } = await open(engine, store);
-    await respond(send, settle);
+    await respond();
     engine.requests[0].sink({ type: 'text', delta: 'a' });
     engine.requests[0].sink({
       type: 'finished',
@@ -246,29 +248,18 @@ describe('RealtimeConversationConnection (fake engines)', () => {
       reason: null,
       usage: { inputTokens: 10, outputTokens: 2 },
     });
-    await respond(send, settle);
+    await respond();
+    // No usage reported: one token per 4 bytes of what was sent (the first answer, "a") and got back.
+    engine.requests[1].sink({ type: 'text', delta: 'abcdefgh' });
     engine.requests[1].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
-    await respond(send, settle);
-    engine.requests[2].sink({
-      type: 'finished',
-      status: 'completed',
-      reason: null,
-      usage: { inputTokens: 15, outputTokens: 5 },
-    });
     await connections.close(connection);
-    expect(store.closings).toHaveLength(1);
-    expect(store.closings[0].closing).toMatchObject({
-      reason: 'close_requested',
-      tokens: { inputTokens: 25, outputTokens: 7 },
-    });
-
-    const silent = new RespondingEngine();
-    const quiet = new FakeStore();
-    const second = await open(silent, quiet);
-    await respond(second.send, second.settle);
-    silent.requests[0].sink({ type: 'finished', status: 'completed', reason: null, usage: null });
-    await connections.close(second.connection);
-    expect(quiet.closings[0].closing.tokens).toBeNull();
+    const tokens = meter.written.filter((b) => b.tokens !== undefined).map((b) => b.tokens);
+    expect(tokens).toEqual([
+      { input: 10, output: 2 },
+      { input: 1, output: 2 },
+    ]);
+    // One sequence with the frames' batches: every seq once, in order.
+    expect(meter.written.map((b) => b.seq)).toEqual(meter.written.map((_, i) => i + 1));
   });
 
   it('holds requests while a turn detection change reopens the engine stream, then serves them in order', async () => {

@@ -18,8 +18,10 @@ import {
   type ServerEvent,
   type SessionCommand,
   type SessionConfig,
+  type SecretConversation,
   type SessionRuntimeOptions,
   type ResponseEvent,
+  type ResponseOptions,
   type SpeechEngine,
 } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
@@ -44,7 +46,7 @@ export interface ConversationConnectionOptions extends Omit<SessionRuntimeOption
   /** The context budget and what the session keeps (CONVERSATION_CONTEXT_TOKENS, CONVERSATION_RETAINED_CHARS). */
   readonly conversationLimits?: ConversationLimits;
   /** The settings the session's client secret carries (see secretSettings). */
-  readonly realtimeSession?: Record<string, unknown> | null;
+  readonly secretConversation?: SecretConversation | null;
 }
 
 /** The requests this connection handles itself rather than the runtime (session_update goes on to it). */
@@ -69,7 +71,7 @@ export class RealtimeConversationConnection implements EventRenderer {
   private asked: ConversationUpdate | null = null;
 
   constructor(options: ConversationConnectionOptions) {
-    const { config, engine, aliases, maxMessageBytes, conversationLimits, realtimeSession, ...runtimeOptions } =
+    const { config, engine, aliases, maxMessageBytes, conversationLimits, secretConversation, ...runtimeOptions } =
       options;
     const capabilities = engine.conversation;
     this.tools = capabilities?.tools === true;
@@ -86,23 +88,12 @@ export class RealtimeConversationConnection implements EventRenderer {
         this.runtime.fault(error, 'idle timeout');
       }
     });
-    const secret = realtimeSession ? secretSettings(realtimeSession, config.model, aliases, this.tools) : null;
+    const secret = secretConversation ? secretSettings(secretConversation, config.model, this.tools) : null;
     if (secret !== null) {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
     }
-    // The close is recorded with the tokens the session's responses reported (read once the engine is closed).
-    const store = runtimeOptions.store;
-    this.runtime = new SessionRuntime({
-      ...runtimeOptions,
-      store: {
-        activate: (sessionId, activation) => store.activate(sessionId, activation),
-        close: (sessionId, closing) => store.close(sessionId, { ...closing, tokens: this.model.reportedTokens }),
-        reconfigure: store.reconfigure && ((sessionId, config) => store.reconfigure!(sessionId, config)),
-      },
-      engine,
-      renderer: this,
-    });
+    this.runtime = new SessionRuntime({ ...runtimeOptions, engine, renderer: this });
     this.runtime.handle({ type: 'start', config: { ...served, conversation: true }, implicit: true });
     if (secret?.refusal) this.runtime.handle(rejection(secret.refusal));
   }
@@ -194,7 +185,7 @@ export class RealtimeConversationConnection implements EventRenderer {
         if (!this.tools && (parsed.options.tools?.length ?? 0) > 0) {
           return this.refuseTools('response.tools', parsed.clientEventId);
         }
-        return this.send(this.model.createResponse(parsed.options, parsed.clientEventId));
+        return this.respond(parsed.options, parsed.clientEventId);
       case 'response_cancel':
         return this.send(this.model.cancelResponse(parsed.responseId, parsed.clientEventId));
       case 'append':
@@ -231,6 +222,14 @@ export class RealtimeConversationConnection implements EventRenderer {
     Object.assign(this.model.settings, update.settings);
     Object.assign(this.view, update.view);
     if (update.idleTimeoutMs !== undefined) this.idle.configure(update.idleTimeoutMs);
+  }
+
+  /** A client's response.create, within the session's response rate (runtime guards). */
+  private respond(options: ResponseOptions, clientEventId?: string): void {
+    const limited = this.runtime.refuseResponse();
+    if (limited === null) return this.send(this.model.createResponse(options, clientEventId));
+    const ids = clientEventId === undefined ? {} : { clientEventId };
+    this.runtime.handle({ type: 'reject', ...limited, param: null, ...ids });
   }
 
   private refuseTools(param: string, clientEventId?: string): void {
@@ -281,6 +280,9 @@ export class RealtimeConversationConnection implements EventRenderer {
         }
         case 'cancel':
           this.runtime.cancelResponse(effect.responseId);
+          break;
+        case 'bill':
+          this.runtime.meterText({ input: effect.tokens.inputTokens, output: effect.tokens.outputTokens });
           break;
       }
     }

@@ -12,6 +12,7 @@ import type {
   SessionDescriptor,
   ConversationSettings,
 } from '../../../../session-core';
+import { realtimeSettingsView } from '../../../../session-core';
 import { closingError, realtimeError } from '../realtime.render';
 import type { ConversationView } from './conversation.session-update';
 
@@ -209,18 +210,8 @@ export function sessionJson(session: SessionDescriptor, settings: ConversationSe
 }
 
 /** The conversation's settings as a GA session shows them (also in a client secret's response). */
-export function settingsJson(settings: ConversationSettings): Json {
-  return {
-    output_modalities: [settings.audio ? 'audio' : 'text'],
-    instructions: settings.instructions,
-    tools: settings.tools.map((tool) => ({ type: 'function', ...tool })),
-    tool_choice:
-      typeof settings.toolChoice === 'string'
-        ? settings.toolChoice
-        : { type: 'function', name: settings.toolChoice.name },
-    max_output_tokens: settings.maxOutputTokens ?? 'inf',
-  };
-}
+/** The settings in Realtime's words: the session core's view (session-core/settings/realtime.view.ts). */
+export const settingsJson: (settings: ConversationSettings) => Json = realtimeSettingsView;
 
 export function responseJson(response: ResponseView): Json {
   const format = { type: 'audio/pcm', rate: 24000 };

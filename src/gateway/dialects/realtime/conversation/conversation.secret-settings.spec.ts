@@ -1,3 +1,4 @@
+import { conversationTurns, type SecretConversation } from '../../../../session-core';
 import { FakeClock } from '../../../../session-core/testing/fake-clock';
 import { FakeEngine } from '../../../../session-core/testing/fakes';
 import { conversationConfig } from './conversation.start';
@@ -7,12 +8,15 @@ class ToolEngine extends FakeEngine {
   readonly conversation = { responses: true, tools: true };
 }
 
-const SECRET_SESSION = {
-  instructions: 'You are Breeze.',
-  tools: [{ type: 'function', name: 'get_weather', description: 'The weather', parameters: { type: 'object' } }],
-  tool_choice: 'required',
-  output_modalities: ['text'],
-  max_output_tokens: 200,
+/** As the secret stored them (session-core/settings: normalized when it was issued). */
+const SECRET_SESSION: SecretConversation = {
+  settings: {
+    instructions: 'You are Breeze.',
+    tools: [{ name: 'get_weather', description: 'The weather', parameters: { type: 'object' } }],
+    toolChoice: 'required',
+    audio: false,
+    maxOutputTokens: 200,
+  },
 };
 
 /** A client secret's settings on the socket it opens: in session.created, and changeable afterwards. */
@@ -20,8 +24,8 @@ describe('a conversation opened with a client secret that carries settings', () 
   const connections = new FakeConnections();
   afterEach(() => connections.closeAll());
 
-  const open = async (engine: FakeEngine, realtimeSession: Record<string, unknown>) => {
-    const { transport, send } = connections.open(engine, { realtimeSession });
+  const open = async (engine: FakeEngine, secretConversation: SecretConversation) => {
+    const { transport, send } = connections.open(engine, { secretConversation });
     const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
     await settle();
     return { transport, send, settle };
@@ -80,9 +84,14 @@ describe('a conversation opened with a client secret that carries settings', () 
     ]);
   });
 
-  it('refuses settings its parser no longer takes with an error, and starts anyway', async () => {
-    const { transport } = await open(new ToolEngine(), { instructions: 42 });
-    expect(transport.types()).toEqual(['session.created', 'error']);
-    expect((transport.events[1] as any).error).toMatchObject({ param: 'session.instructions' });
+  it('shows the turns the secret asked for, semantic_vad with its eagerness included', async () => {
+    const turns = conversationTurns({ type: 'semantic_vad', eagerness: 'high', create_response: false }, 'td');
+    const { transport } = await open(new ToolEngine(), { settings: {}, turns });
+    expect((transport.events[0] as any).session.audio.input.turn_detection).toEqual({
+      type: 'semantic_vad',
+      eagerness: 'high',
+      create_response: false,
+      interrupt_response: true,
+    });
   });
 });

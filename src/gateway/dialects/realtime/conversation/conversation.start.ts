@@ -1,14 +1,13 @@
 /**
  * What a conversation session starts with: its configuration as its engine can serve it, and what
- * `session.created` shows of its turn detection. A client secret's configuration may ask for
- * `interrupt_response: false` or an idle timeout; an engine that answers spoken turns by itself can
- * do neither (it ends its answer on speech, and is never asked for a response), so such a session
- * starts without them and shows so, as a session.update asking for them is refused.
+ * `session.created` shows of it. A client secret that asks an engine for what it cannot serve is
+ * refused when it is issued (session-core/settings/engine-abilities.ts), as a session.update is.
  */
 import type { ConversationSettings, SessionConfig } from '../../../../session-core';
 import { DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE } from '../../../../session-core';
+import { realtimeTurnDetectionView, type SecretConversation } from '../../../../session-core';
 import { Refusal, toolsRefusal } from './conversation.fields';
-import { parseConversationUpdate, type ConversationView } from './conversation.session-update';
+import type { ConversationView } from './conversation.session-update';
 
 /** What a conversation session runs with when its client secret does not say otherwise. */
 export function conversationConfig(model: string): SessionConfig {
@@ -31,28 +30,21 @@ export interface SecretSettings {
 }
 
 /**
- * A client secret's settings, taken as a session.update before the session starts, so that
- * session.created shows them. They passed the same parser when the secret was issued; it refuses
- * them now only if a rule or this instance's engine (tools) changed since.
+ * A client secret's settings, normalized when the secret was issued (session-core/settings), so that
+ * session.created shows them. Only this instance's engine can refuse them now: tools, when it calls
+ * none (its configuration changed since the secret was issued).
  */
-export function secretSettings(
-  session: Record<string, unknown>,
-  model: string,
-  aliases: ReadonlyMap<string, string>,
-  callsTools: boolean,
-): SecretSettings {
-  let parsed: ReturnType<typeof parseConversationUpdate>;
-  try {
-    parsed = parseConversationUpdate({ type: 'realtime', ...session }, model, aliases);
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return { settings: {}, view: {}, refusal: error };
-  }
-  const { tools, ...settings } = parsed.settings;
-  if (tools === undefined || callsTools || tools.length === 0) {
-    return { settings: parsed.settings, view: parsed.view, refusal: null };
-  }
-  return { settings, view: parsed.view, refusal: toolsRefusal('session.tools', model) };
+export function secretSettings(secret: SecretConversation, model: string, callsTools: boolean): SecretSettings {
+  const { turns } = secret;
+  const view: Partial<ConversationView> = {
+    ...(secret.tracing === undefined ? {} : { tracing: secret.tracing }),
+    ...(secret.transcriptionModel === undefined ? {} : { transcriptionModel: secret.transcriptionModel }),
+    ...(turns === undefined ? {} : { turnDetection: realtimeTurnDetectionView(turns) }),
+  };
+  const settings = { ...secret.settings, ...(turns === undefined ? {} : { createResponse: turns.createResponse }) };
+  const { tools, ...rest } = settings;
+  if (tools === undefined || callsTools || tools.length === 0) return { settings, view, refusal: null };
+  return { settings: rest, view, refusal: toolsRefusal('session.tools', model) };
 }
 
 export function servedConfig(config: SessionConfig, engineResponds: boolean): SessionConfig {

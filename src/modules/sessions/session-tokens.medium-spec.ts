@@ -18,10 +18,11 @@ const AUDIO: SessionAudioConfig = {
 };
 
 /**
- * The sessions module records a conversation's token totals with its close, and shows them as
- * `usage.tokens` in get and list: a detail beside the billed frames, null when none were reported.
+ * A conversation's billed text tokens are kept on its session by the meter statement, with its frames
+ * and cost, and shown as `usage.tokens` in get and list; null for a session that billed none. A close
+ * leaves them as they are.
  */
-describe.each(databaseTargets())('session close with token totals on %s', (target) => {
+describe.each(databaseTargets())('session token totals on %s', (target) => {
   let t: MediumModule;
   let sessions: SessionsService;
   let principal: { kind: 'api_key'; projectId: string; apiKeyId: string };
@@ -42,41 +43,45 @@ describe.each(databaseTargets())('session close with token totals on %s', (targe
     const id = newSessionId();
     await t.dataSource.query(
       `INSERT INTO sessions (id, project_id, type, model, status, pool, region, started_at, audio, frames, cost_micros)
-       VALUES ($1, $2, 'live', 'vendor-voicechat', 'active', 'default', 'local', now(), $3, 25, 2000)`,
+       VALUES ($1, $2, 'live', 'vendor-voicechat', 'active', 'default', 'local', now(), $3, 0, 0)`,
       [id, principal.projectId, JSON.stringify(AUDIO)],
     );
     return id;
   };
+  /** The meter statement, as MeterEventsRepository sends it: one batch, 100 micro-USD. */
+  const meter = (id: string, seq: number, frames: number, input: number, output: number) =>
+    t.dataSource.query(
+      `SELECT * FROM continuum_record_meter_batches($1::varchar[], $2::varchar[], $3::int[], $4::int[], $5::int[],
+                                                    $6::int[], $7::jsonb[])`,
+      [[`mev_${id}_${seq}`], [id], [seq], [frames], [input], [output], [JSON.stringify({ 'vendor-voicechat': 100 })]],
+    );
 
-  it('keeps the totals given at close (past 2^31 too) beside the frames, in get and list alike', async () => {
+  it("sums the batches' tokens (past 2^31 too) beside the frames, in get and list alike; a close keeps them", async () => {
     const id = await activeSession();
+    await meter(id, 1, 25, 0, 0);
     expect((await sessions.get(principal, id)).usage.tokens).toBeNull();
-    const tokens = { inputTokens: 5_000_000_123, outputTokens: 7 };
-    expect(await sessions.markClosed(id, 'close_requested', new Date(), tokens)).toBe(true);
+    await meter(id, 2, 0, 2_000_000_000, 3);
+    await meter(id, 3, 0, 2_000_000_000, 4);
+    await meter(id, 3, 0, 2_000_000_000, 4); // a retried batch counts once
+    expect(await sessions.markClosed(id, 'close_requested', new Date())).toBe(true);
     const shown = await sessions.get(principal, id);
     expect(shown).toMatchObject({ status: 'closed', close_reason: 'close_requested' });
     expect(shown.usage).toEqual({
       frames: 25,
       seconds: 2,
-      cost_usd: '0.002000',
-      tokens: { input_tokens: 5_000_000_123, output_tokens: 7 },
+      cost_usd: '0.000300',
+      tokens: { input_tokens: 4_000_000_000, output_tokens: 7 },
     });
     const listed = (await sessions.list(principal, { limit: 100 })).data.find((s) => s.id === id);
     expect(listed?.usage).toEqual(shown.usage);
-    // A second close of the same session changes nothing (the first one's totals stay).
-    expect(await sessions.markClosed(id, 'connection_lost', new Date(), { inputTokens: 1, outputTokens: 1 })).toBe(
-      false,
-    );
-    expect((await sessions.get(principal, id)).usage.tokens).toEqual({ input_tokens: 5_000_000_123, output_tokens: 7 });
   });
 
-  it('shows null for a session closed without totals (not a conversation, or none reported)', async () => {
-    for (const tokens of [undefined, null]) {
-      const id = await activeSession();
-      expect(await sessions.markClosed(id, 'expired', undefined, tokens)).toBe(true);
-      const row = (await t.dataSource.query(`SELECT input_tokens, output_tokens FROM sessions WHERE id = $1`, [id]))[0];
-      expect(row).toEqual({ input_tokens: null, output_tokens: null });
-      expect((await sessions.get(principal, id)).usage.tokens).toBeNull();
-    }
+  it('shows null for a session that billed no tokens', async () => {
+    const id = await activeSession();
+    await meter(id, 1, 10, 0, 0);
+    expect(await sessions.markClosed(id, 'expired')).toBe(true);
+    const row = (await t.dataSource.query(`SELECT input_tokens, output_tokens FROM sessions WHERE id = $1`, [id]))[0];
+    expect(row).toEqual({ input_tokens: null, output_tokens: null });
+    expect((await sessions.get(principal, id)).usage.tokens).toBeNull();
   });
 });
