@@ -9,8 +9,9 @@ import type { IncomingMessage } from 'node:http';
 import type { DataChannel } from 'node-datachannel';
 import { AppConfig } from '../../config/app-config';
 import { ENGINE_REGISTRY, VOICECHAT, type EngineRegistry } from '../../engines';
+import { decodeSecretConversation, type SecretConversation } from '../../session-core';
 import { isClientSecret } from '../../modules/auth';
-import { REALTIME_SESSION_CHECK, type RealtimeSessionCheck } from '../../modules/client-secrets';
+import { conversationSecret } from '../../modules/client-secrets';
 import { newCallId, SessionsService } from '../../modules/sessions';
 import { AppError } from '../../platform/errors/app-error';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
@@ -51,7 +52,6 @@ export class WebRtcCalls implements OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly clock: TickScheduler,
     @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
-    @Inject(REALTIME_SESSION_CHECK) private readonly sessionCheck: RealtimeSessionCheck,
   ) {}
 
   /** Answers the offer: `{ callId, answer }`, or an AppError (4xx for the client's faults). */
@@ -61,7 +61,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
     }
     const offer = checkOffer(call.sdp);
     const dialect = callsAdmission(this.config.realtimeModelAliases);
-    await this.refuseUnservedSecret(req, dialect, call);
+    const formConversation = await this.formConversation(req, dialect, call);
     await this.admission.admit(req, dialect);
     const admitted = this.admission.take<RealtimeQuery>(req);
     const callId = newCallId();
@@ -75,7 +75,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
         announced: this.config.webrtc.announcedAddresses,
         maxMessageBytes: REALTIME_MAX_MESSAGE_BYTES,
       });
-      answer = await peer.answer(this.run(admitted, callId, () => peer, call.session));
+      answer = await peer.answer(this.run(admitted, callId, () => peer, formConversation));
     } catch (error) {
       admitted.claim.release();
       void admitted.ports.settle();
@@ -97,7 +97,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
     admitted: Admitted<RealtimeQuery>,
     callId: string,
     peer: () => PeerCall,
-    formSession: Record<string, unknown> | null,
+    formConversation: SecretConversation | null,
   ) {
     let connection: RealtimeConversationConnection | null = null;
     let inbound: InboundAudio | null = null;
@@ -132,7 +132,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
         events,
       );
       events.attach(audio);
-      connection = this.connect(admitted, events, formSession);
+      connection = this.connect(admitted, events, formConversation);
       admitted.claim.bind();
       void connection.runtime.done.then(() => admitted.claim.release());
       this.sessions.track('webrtc', connection.runtime, admitted.ports);
@@ -173,7 +173,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
   private connect(
     admitted: Admitted<RealtimeQuery>,
     transport: CallEvents,
-    formSession: Record<string, unknown> | null,
+    formConversation: SecretConversation | null,
   ): RealtimeConversationConnection {
     const { session, config, query, ports } = admitted;
     const opened = session.kind === 'opened' ? session.opened : null;
@@ -188,25 +188,29 @@ export class WebRtcCalls implements OnApplicationShutdown {
         idleTimeoutMs: this.config.sessionIdleSeconds * 1000,
         controlBurst: this.config.socketControlBurst,
         controlPerSecond: this.config.socketControlPerSecond,
+        responseBurst: this.config.conversationResponses.burst,
+        responsesPerMinute: this.config.conversationResponses.perMinute,
       },
       config: { ...config!, conversation: true },
       engine: this.engines.engineFor(config!.model),
       transport,
       aliases: query.aliases,
-      realtimeSession: opened?.realtimeSession ?? formSession,
+      conversationLimits: this.config.conversationLimits,
+      secretConversation:
+        opened === null ? formConversation : (decodeSecretConversation(opened.realtimeSession) ?? formConversation),
     });
   }
 
   /**
    * Refused before a secret is spent: a transcription session's secret (a call is a conversation),
-   * and a `session` part beside a secret (the secret's settings are the call's) or one that a
-   * session.update would be refused for.
+   * and a `session` part beside a secret (the secret's settings are the call's). A `session` part is
+   * held to a realtime client secret's rules and starts the call as such a secret's would.
    */
-  private async refuseUnservedSecret(
+  private async formConversation(
     req: IncomingMessage,
     dialect: ReturnType<typeof callsAdmission>,
     call: CallRequest,
-  ): Promise<void> {
+  ): Promise<SecretConversation | null> {
     const found = extractSocketCredential(req, dialect.credentials);
     const secret = found.kind === 'found' && isClientSecret(found.credential.value) ? found.credential.value : null;
     if (secret !== null && call.session !== null) {
@@ -223,13 +227,9 @@ export class WebRtcCalls implements OnApplicationShutdown {
         { param: 'authorization' },
       );
     }
-    if (call.session !== null) {
-      const verdict = this.sessionCheck.check(call.session, VOICECHAT);
-      if (!verdict.ok)
-        throw new AppError('invalid_parameter', verdict.refusal.message, {
-          param: `session.${verdict.refusal.param ?? ''}`.replace(/^session\.session\./, 'session.'),
-        });
-    }
+    if (call.session === null) return null;
+    const engine = this.engines.engineFor(VOICECHAT).conversation;
+    return conversationSecret(call.session as Parameters<typeof conversationSecret>[0], VOICECHAT, engine).stored;
   }
 }
 
