@@ -37,6 +37,8 @@ export interface CallRequest {
 
 /** How long an answered call waits for its data channel before it is dropped (and its session recorded lost). */
 const CHANNEL_OPEN_TIMEOUT_MS = 20_000;
+/** How long a call's audio waits for the client's first event (the SDK's session.update) before the session hears it. */
+const FIRST_EVENT_WAIT_MS = 1000;
 /** 20 ms of 24 kHz pcm16, the size of the appends a call's audio enters the session in. */
 const APPEND_BYTES = 960;
 
@@ -137,7 +139,15 @@ export class WebRtcCalls implements OnApplicationShutdown {
       void connection.runtime.done.then(() => admitted.claim.release());
       this.sessions.track('webrtc', connection.runtime, admitted.ports);
       const live = connection;
-      inbound = new InboundAudio(peer().codec, appendsTo(live));
+      // The microphone's audio flows as soon as the call connects, but the SDK's first session.update
+      // (its turn detection among the rest) is sent when the channel opens: the session hears the call
+      // once that event is handled (or after FIRST_EVENT_WAIT_MS without one), so the update is not
+      // refused as coming after the first audio. What the microphone sent meanwhile is dropped.
+      const hear = (): void => {
+        clearTimeout(deaf);
+        inbound ??= new InboundAudio(peer().codec, appendsTo(live));
+      };
+      const deaf = setTimeout(hear, FIRST_EVENT_WAIT_MS);
       channel.onMessage((message) => {
         try {
           if (typeof message === 'string' && events.takes(message)) return;
@@ -145,6 +155,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
             typeof message === 'string' ? message : Buffer.from(message as ArrayBuffer),
             typeof message !== 'string',
           );
+          hear();
         } catch (error) {
           live.runtime.fault(error, 'data channel message');
         }
