@@ -80,6 +80,11 @@ export interface Dialect<Q = unknown> {
    * and model the query asks for (a client secret's own type wins); absent or null: transcription.
    */
   requested?(query: Q): { readonly type: 'live' | 'transcription'; readonly model: string } | null;
+  /**
+   * The running call the socket joins as its sideband (a server's control connection), by the id its
+   * query names; absent or null: the socket opens a session of its own.
+   */
+  sideband?(query: Q): string | null;
   /** The language the handshake asks for, if any (checked against the model's languages). */
   language?(query: Q): string | null;
   /** The session's configuration: what the client asked for over the secret's (null for an API key). */

@@ -8,6 +8,7 @@ import { ModelsModule } from '../modules/models';
 import { SessionsModule } from '../modules/sessions';
 import { UsageModule } from '../modules/usage';
 import { InstanceIdentity } from './connection/instance-identity';
+import { RunningCalls } from './connection/running-calls';
 import { SessionPortsFactory } from './connection/session-ports.factory';
 import { SocketSessions } from './connection/socket-sessions.service';
 import { ASYNCAPI_INPUTS, DIALECTS } from './dialects';
@@ -28,6 +29,7 @@ import { WebRtcCalls } from './webrtc/webrtc-calls.service';
   providers: [
     WebRtcCalls,
     InstanceIdentity,
+    RunningCalls,
     SocketAdmission,
     SessionPortsFactory,
     SocketSessions,

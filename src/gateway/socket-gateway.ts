@@ -8,7 +8,9 @@ import { ENGINE_REGISTRY, type EngineRegistry } from '../engines';
 import { FailedAuthThrottle } from '../modules/auth';
 import { ModelCatalog } from '../modules/models';
 import { TickScheduler } from '../platform/clock/tick-scheduler';
-import type { Dialect } from './dialect';
+import type { Dialect, DialectConnection } from './dialect';
+import type { RunningCall } from './connection/running-calls';
+import { wsTransport } from './connection/ws-transport';
 import { MAX_SOCKET_MESSAGE_BYTES } from './connection/socket-limits';
 import { SocketSessions } from './connection/socket-sessions.service';
 import { guardHandshake } from './handshake/handshake';
@@ -45,7 +47,13 @@ export class SocketWiring {
     }
   }
 
-  connect(dialect: Dialect, logger: Logger, ws: WebSocket, req: IncomingMessage): void {
+  /** The connection of an admitted socket: its own session's (returned), or a sideband's joined to a call (null). */
+  connect(dialect: Dialect, logger: Logger, ws: WebSocket, req: IncomingMessage): DialectConnection | null {
+    const call = this.admission.takeSideband(req);
+    if (call !== undefined) {
+      this.join(call, logger, ws);
+      return null;
+    }
     const admitted = this.admission.take(req);
     const { store, meter } = admitted.ports;
     const connection = dialect.connect({
@@ -94,6 +102,25 @@ export class SocketWiring {
         connection.runtime.fault(error, 'close handler');
       }
     });
+    return connection;
+  }
+
+  /**
+   * A sideband joins its call's session as a control connection: it leaves with its socket and ends
+   * nothing; the call's end closes it. A throwing handler closes the sideband alone, never the call.
+   */
+  private join(call: RunningCall, logger: Logger, ws: WebSocket): void {
+    const control = call.join(wsTransport(ws));
+    logger.log(`sideband joined call ${call.callId} (session ${call.sessionId})`);
+    ws.on('message', (data, isBinary) => {
+      try {
+        control.onMessage(data, isBinary);
+      } catch (error) {
+        logger.error(`sideband of call ${call.callId}: ${error instanceof Error ? error.stack : String(error)}`);
+        ws.close(1011, 'internal_error');
+      }
+    });
+    ws.on('close', (code) => control.onClose(code));
   }
 }
 

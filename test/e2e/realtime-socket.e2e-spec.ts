@@ -256,7 +256,7 @@ describe.each(databaseTargets())('realtime socket (OpenAI Realtime transcription
       ['a model it does not serve', '?model=gpt-unknown', 'model'],
       ['a conversation model with intent=transcription', '?intent=transcription&model=vendor-voicechat', 'model'],
       ['another intent', '?intent=conversation', 'intent'],
-      ['a call id', '?call_id=rtc_1', 'call_id'],
+      ['a call id of no call id form', '?call_id=call_1', 'call_id'],
     ])('refuses %s with 400 invalid_parameter', async (_name, query, param) => {
       const refusal = await SocketClient.refusal(`${wsUrl}${query}`, {
         headers: { authorization: `Bearer ${apiKey}` },

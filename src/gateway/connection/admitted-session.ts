@@ -7,3 +7,7 @@ export type AdmittedSession =
   | { kind: 'opened'; sessionId: string; opened: OpenedSession }
   /** An API key on a socket that picks its session later: admitted at the start event (the live protocol). */
   | { kind: 'deferred'; sessionId: string; principal: ApiKeyPrincipal };
+
+/** The project the session is of. */
+export const projectOf = (session: AdmittedSession): string =>
+  session.kind === 'opened' ? session.opened.projectId : session.principal.projectId;

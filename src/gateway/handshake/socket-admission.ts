@@ -11,6 +11,7 @@ import { ClientSecretsService } from '../../modules/client-secrets';
 import { LifecycleState } from '../../modules/health';
 import { ModelCatalog } from '../../modules/models';
 import { newSessionId, SessionsService } from '../../modules/sessions';
+import { RunningCalls, type RunningCall } from '../connection/running-calls';
 import type { Dialect } from '../dialect';
 import type { AdmittedSession } from '../connection/admitted-session';
 import { compatPorts } from '../connection/compat-ports';
@@ -46,6 +47,7 @@ export interface Admitted<Q = unknown> {
 @Injectable()
 export class SocketAdmission {
   private readonly admitted = new WeakMap<IncomingMessage, Admitted>();
+  private readonly sidebands = new WeakMap<IncomingMessage, RunningCall>();
   private readonly share: ProjectShare;
 
   constructor(
@@ -58,6 +60,7 @@ export class SocketAdmission {
     private readonly models: ModelCatalog,
     private readonly ports: SessionPortsFactory,
     private readonly config: AppConfig,
+    private readonly calls: RunningCalls,
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
     clock: TickScheduler,
   ) {
@@ -73,6 +76,8 @@ export class SocketAdmission {
 
   async admit<Q>(req: IncomingMessage, dialect: Dialect<Q>): Promise<void> {
     const query = dialect.query(req, { modelAliases: this.config.realtimeModelAliases });
+    const callId = dialect.sideband?.(query) ?? null;
+    if (callId !== null) return this.admitSideband(req, dialect, callId);
     // A Realtime conversation socket (?model= naming a live model) is configured at the handshake too.
     const requested = dialect.requested?.(query) ?? null;
     const conversation = requested?.type === 'live';
@@ -122,6 +127,49 @@ export class SocketAdmission {
     return { session: opened, query, config, lock, ports };
   }
 
+  /**
+   * The sideband: an API key of the call's project joins a call this instance holds. It opens no
+   * session (no capacity, share, credit or concurrency is asked); its client events count against the
+   * call's control rate. A client secret is refused (the sideband is the app's server's); a call of
+   * another project is as unknown as one that does not exist.
+   */
+  private async admitSideband(req: IncomingMessage, dialect: Dialect<unknown>, callId: string): Promise<void> {
+    const found = extractSocketCredential(req, dialect.credentials);
+    this.throttle.refuseThrottled(
+      this.throttle.addressOf(req),
+      found.kind === 'found' ? found.credential.value : undefined,
+    );
+    const value = this.credentialOf(req, dialect, found);
+    if (isClientSecret(value)) {
+      throw new AppError(
+        'permission_denied',
+        "A call's sideband takes an API key of the call's project (server credentials), not a client secret",
+      );
+    }
+    const principal = await this.auth.verifyApiKey(value, { headers: req.headers });
+    const call = this.calls.find(callId);
+    if (call !== undefined && call.projectId === principal.projectId) {
+      this.sidebands.set(req, call);
+      return;
+    }
+    const known = await this.sessions.get(principal, callId).catch(() => null);
+    if (call === undefined && known?.call_id != null && known.status === 'active') {
+      throw new AppError(
+        'not_found',
+        `The call ${callId} runs on another instance of the service: a sideband must reach the instance that holds the call's media`,
+        { param: 'call_id' },
+      );
+    }
+    throw new AppError('not_found', `No running call ${callId}`, { param: 'call_id' });
+  }
+
+  /** The call a sideband socket joins, handed to its connection once (undefined: not a sideband). */
+  takeSideband(req: IncomingMessage): RunningCall | undefined {
+    const call = this.sidebands.get(req);
+    this.sidebands.delete(req);
+    return call;
+  }
+
   /** What admit() decided for this upgrade, handed to the connection once. */
   take<Q>(req: IncomingMessage): Admitted<Q> {
     const admitted = this.peek<Q>(req);
@@ -142,15 +190,7 @@ export class SocketAdmission {
     model?: string,
   ): Promise<{ session: AdmittedSession; claim: ShareClaim }> {
     this.lifecycle.assertAcceptingSessions();
-    if (queryCarriesApiKey(req.url)) {
-      throw new AppError(
-        'api_key_in_query',
-        'API keys are never accepted in a URL; send the key in a header or use a client secret',
-      );
-    }
-    if (found.kind === 'none') throw new AppError('missing_api_key', missingCredentialMessage(dialect.credentials));
-    if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
-    if (found.kind === 'refused') throw new AppError(found.code, found.reason);
+    const value = this.credentialOf(req, dialect, found);
     // Before redemption, so a full instance never burns a secret. A live socket picks its model later.
     const verdict = this.capacity.check(model ?? (transcriptionOnly ? TRANSCRIPTION_MODEL : undefined));
     if (!verdict.available) {
@@ -158,7 +198,6 @@ export class SocketAdmission {
         retryAfterMs: verdict.retryAfterMs,
       });
     }
-    const value = found.credential.value;
     if (isClientSecret(value)) {
       // The fair share is asked inside the redemption, so a refusal leaves the secret unused.
       const claimed: { claim?: ShareClaim } = {};
@@ -171,6 +210,20 @@ export class SocketAdmission {
     const principal = await this.auth.verifyApiKey(value, { headers: req.headers });
     const claim = this.share.claim(principal.projectId);
     return { session: { kind: 'deferred', sessionId: newSessionId(), principal }, claim };
+  }
+
+  /** The credential's value, or the refusal of a missing, misplaced or malformed one. */
+  private credentialOf(req: IncomingMessage, dialect: Dialect<unknown>, found: SocketCredentialResult): string {
+    if (queryCarriesApiKey(req.url)) {
+      throw new AppError(
+        'api_key_in_query',
+        'API keys are never accepted in a URL; send the key in a header or use a client secret',
+      );
+    }
+    if (found.kind === 'none') throw new AppError('missing_api_key', missingCredentialMessage(dialect.credentials));
+    if (found.kind === 'malformed') throw new AppError('invalid_api_key', found.reason);
+    if (found.kind === 'refused') throw new AppError(found.code, found.reason);
+    return found.credential.value;
   }
 
   /** A secret for a live session is refused by a transcription socket before it is spent. */

@@ -13,6 +13,7 @@
 import type { Logger } from '@nestjs/common';
 import { WebSocket } from 'ws';
 import type { CarrierEvent, CarrierProtocol } from './carrier-protocol';
+import type { OpenedCall } from './call-sessions';
 import { SessionSocket } from './session-socket';
 
 /** Frames a carrier may send before `start` (Twilio sends one: `connected`). */
@@ -23,10 +24,7 @@ const MULAW_BYTES_PER_MS = 8;
 const MAX_HELD_FRAMES = 100;
 
 /** Opens the session for a started call: admission with the token, then the conversation's connection. */
-export type OpenCall = (
-  token: string,
-  socket: SessionSocket,
-) => Promise<{ sessionId: string; callId: string; conversation: boolean }>;
+export type OpenCall = (token: string, socket: SessionSocket) => Promise<OpenedCall>;
 
 interface Playing {
   itemId: string;
@@ -40,6 +38,7 @@ export class CallBridge {
   private streamId = '';
   private session: SessionSocket | null = null;
   private sessionId: string | null = null;
+  private keypressed: OpenedCall['keypress'] = () => undefined;
   private playing: Playing | null = null;
   /** Items whose audio was cleared: what the session still sends of them is dropped. */
   private readonly cut = new Set<string>();
@@ -90,9 +89,10 @@ export class CallBridge {
     });
     Object.defineProperty(session, 'bufferedAmount', { get: () => this.carrier.bufferedAmount });
     this.open(event.token, session).then(
-      ({ sessionId, callId, conversation }) => {
+      ({ sessionId, callId, conversation, keypress }) => {
         if (this.state !== 'opening') return session.clientClose(1006);
         this.state = 'bridged';
+        this.keypressed = keypress;
         this.session = session;
         this.sessionId = sessionId;
         this.logger.log(`call ${callId} (${this.protocol.name} ${event.callId || '-'}) is session ${sessionId}`);
@@ -194,8 +194,12 @@ export class CallBridge {
     );
   }
 
-  /** A keypress is the caller's input: an item the model reads and answers, as a typed message would be. */
+  /**
+   * A keypress reaches the app as its event (on the sideband), and is the caller's input: an item the
+   * model reads and answers, as a typed message would be.
+   */
   private keypress(digit: string): void {
+    this.keypressed(digit);
     const item = { type: 'message', role: 'user', content: [{ type: 'input_text', text: `[DTMF ${digit}]` }] };
     this.session?.clientSend(JSON.stringify({ type: 'conversation.item.create', item }));
     this.session?.clientSend(JSON.stringify({ type: 'response.create' }));

@@ -4,10 +4,21 @@ import { VOICECHAT } from '../../engines';
 import { FailedAuthThrottle } from '../../modules/auth';
 import { newCallId, SessionsService, type SessionTransport } from '../../modules/sessions';
 
+import { projectOf } from '../connection/admitted-session';
+import { RunningCalls } from '../connection/running-calls';
+import { RealtimeConversationConnection } from '../dialects/realtime/conversation/conversation.connection';
 import { REALTIME_DIALECT } from '../dialects/realtime/realtime.dialect';
 import { SocketAdmission } from '../handshake/socket-admission';
 import { SocketWiring } from '../socket-gateway';
 import type { SessionSocket } from './session-socket';
+
+export interface OpenedCall {
+  readonly sessionId: string;
+  readonly callId: string;
+  readonly conversation: boolean;
+  /** Tells a caller's keypress to the session's connections (input_audio_buffer.dtmf_event_received). */
+  readonly keypress: (digit: string) => void;
+}
 
 /** Headers that could carry a credential: a call's only credential is its stream's token. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'sec-websocket-protocol']);
@@ -25,6 +36,7 @@ export class CallSessions {
     private readonly wiring: SocketWiring,
     private readonly throttle: FailedAuthThrottle,
     private readonly sessions: SessionsService,
+    private readonly calls: RunningCalls,
   ) {}
 
   async open(
@@ -33,7 +45,7 @@ export class CallSessions {
     token: string,
     socket: SessionSocket,
     logger: Logger,
-  ): Promise<{ sessionId: string; callId: string; conversation: boolean }> {
+  ): Promise<OpenedCall> {
     const headers: IncomingMessage['headers'] = {};
     for (const [name, value] of Object.entries(upgrade.headers))
       if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
@@ -50,13 +62,24 @@ export class CallSessions {
       throw await this.throttle.judge(refusal, this.throttle.addressOf(req));
     }
     const admitted = this.admission.peek(req)!;
-    this.wiring.connect(REALTIME_DIALECT, logger, socket.asWebSocket(), req);
+    const connection = this.wiring.connect(REALTIME_DIALECT, logger, socket.asWebSocket(), req);
     const sessionId = admitted.session.sessionId;
     const callId = newCallId();
+    // A conversation is held for its sideband (a transcription session has none).
+    const conversation = connection instanceof RealtimeConversationConnection ? connection : null;
+    if (conversation !== null) {
+      const projectId = projectOf(admitted.session);
+      this.calls.add({ callId, sessionId, projectId, join: (t) => conversation.control(t) }, conversation.runtime);
+    }
     // The session is the call's from now on; listing it as one may trail by a statement.
     this.sessions
       .recordTransport(sessionId, transport, callId)
       .catch((error: unknown) => logger.warn(`call ${callId}: its transport was not recorded: ${String(error)}`));
-    return { sessionId, callId, conversation: admitted.config?.type === 'live' };
+    return {
+      sessionId,
+      callId,
+      conversation: admitted.config?.type === 'live',
+      keypress: (digit) => conversation?.session.keypress(digit, Math.floor(Date.now() / 1000)),
+    };
   }
 }

@@ -18,7 +18,7 @@ export function callsAdmission(aliases: ReadonlyMap<string, string>): Dialect<Re
     credentials: [SERVER_HEADERS],
     query: (req, context) => {
       const asked = new URL(req.url ?? '/', 'http://localhost').searchParams.get('model');
-      if (asked === null) return { type: 'live', model: VOICECHAT, aliases };
+      if (asked === null) return { type: 'live', model: VOICECHAT, aliases, callId: null };
       const query = checkRealtimeQuery(`/?model=${encodeURIComponent(asked)}`, context);
       if (query.type === 'live') return query;
       throw new AppError(

@@ -17,6 +17,8 @@ import { AppError } from '../../platform/errors/app-error';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
 import { sha256Hex } from '../../platform/ids';
 import { SocketSessions } from '../connection/socket-sessions.service';
+import { projectOf } from '../connection/admitted-session';
+import { RunningCalls } from '../connection/running-calls';
 import { extractSocketCredential } from '../handshake/socket-credentials';
 import { SocketAdmission, type Admitted } from '../handshake/socket-admission';
 import {
@@ -57,6 +59,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly clock: TickScheduler,
     @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
+    private readonly calls: RunningCalls,
   ) {}
 
   /** Answers the offer: `{ callId, answer }`, or an AppError (4xx for the client's faults). */
@@ -142,6 +145,9 @@ export class WebRtcCalls implements OnApplicationShutdown {
       void connection.runtime.done.then(() => admitted.claim.release());
       this.sessions.track('webrtc', connection.runtime, admitted.ports);
       const live = connection;
+      const { sessionId } = admitted.session;
+      const projectId = projectOf(admitted.session);
+      this.calls.add({ callId, sessionId, projectId, join: (t) => live.control(t) }, live.runtime);
       // The microphone's audio flows as soon as the call connects, but the SDK's first session.update
       // (its turn detection among the rest) is sent when the channel opens: the session hears the call
       // once that event is handled (or after FIRST_EVENT_WAIT_MS without one), so the update is not

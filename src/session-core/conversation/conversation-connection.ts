@@ -35,6 +35,8 @@ export type ConversationOutput<V> =
       readonly view: V;
     }
   | { readonly type: 'rate_limits'; readonly allowance: ControlAllowance }
+  /** A keypress on a phone call (`receivedAt`: Unix seconds); the model hears it apart, as the caller's input. */
+  | { readonly type: 'dtmf'; readonly digit: string; readonly receivedAt: number }
   | Extract<ServerEvent, { type: 'closed' }>;
 
 /**

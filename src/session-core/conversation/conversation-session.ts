@@ -154,6 +154,12 @@ export class ConversationSession<V extends object> implements EventRenderer {
     this.runtime.inOrder(() => this.handle(request));
   }
 
+  /** A caller's keypress (a phone call's DTMF), told to every connection in order with the session's events. */
+  keypress(digit: string, receivedAt: number): void {
+    if (this.runtime.phase !== 'started') return;
+    this.runtime.afterEffects(() => this.deliver({ type: 'dtmf', digit, receivedAt }));
+  }
+
   /** The runtime's events, through the model, to every connection (the runtime sends nothing itself). */
   render(event: ServerEvent): null {
     switch (event.type) {

@@ -28,6 +28,7 @@ export const REALTIME_DIALECT: Dialect<RealtimeQuery> = {
   serves: 'transcription',
   query: (req, context) => checkRealtimeQuery(req.url, context),
   requested: (query) => ({ type: query.type, model: query.model }),
+  sideband: (query) => query.callId,
   // A client secret's configuration wins; the query asks for nothing else.
   configure: (query, lock) =>
     lock ?? (query.type === 'live' ? conversationConfig(query.model) : DEFAULT_TRANSCRIPTION_CONFIG),

@@ -204,7 +204,8 @@ describe('checkRealtimeQuery', () => {
     ['/v1/realtime?model=gpt-unknown', 'model'],
     ['/v1/realtime?model=vendor-voicechat&intent=transcription', 'model'],
     ['/v1/realtime?intent=speech', 'intent'],
-    ['/v1/realtime?call_id=rtc_1', 'call_id'],
+    ['/v1/realtime?call_id=call_1', 'call_id'],
+    ['/v1/realtime?call_id=rtc_abc&intent=transcription', 'intent'],
   ])('refuses %s with invalid_parameter', (url, param) => {
     let error: unknown;
     try {

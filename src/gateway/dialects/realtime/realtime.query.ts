@@ -4,9 +4,11 @@
  * model in `?model=` asks for a transcription session; a conversation model (or an operator's alias
  * of one, REALTIME_MODEL_ALIASES) for a conversation session. Without either the socket serves
  * transcription, as it always has, so that existing clients and remote workers keep working.
+ * `?call_id=` (a call's `rtc_` id or its session id) joins a running call instead: the sideband.
  */
 import { AppError } from '../../../platform/errors/app-error';
 import { TRANSCRIPTION_MODEL, VOICECHAT } from '../../../engines';
+import { isCallId, isSessionId } from '../../../modules/sessions';
 import type { DialectContext } from '../../dialect';
 import { isServedModel } from './realtime.session-update';
 
@@ -15,6 +17,8 @@ export interface RealtimeQuery {
   /** The conversation model (after aliases); the transcription model for transcription. */
   readonly model: string;
   readonly aliases: ReadonlyMap<string, string>;
+  /** The sideband: the running call (its `rtc_` id or session id) the socket joins; null for a session of its own. */
+  readonly callId: string | null;
 }
 
 /** The conversation models a Realtime socket serves (vendor-voicechat), by their ids. */
@@ -30,15 +34,20 @@ export function checkRealtimeQuery(rawUrl: string | undefined, context: DialectC
       `intent=${intent} is not served: this socket serves transcription sessions (intent=transcription), or conversation sessions with ?model=${VOICECHAT}`,
     );
   }
-  if (query.has('call_id')) {
-    throw invalid('call_id', 'Sideband connections to calls (call_id) are not supported');
+  const callId = query.get('call_id');
+  if (callId !== null) {
+    if (!isCallId(callId) && !isSessionId(callId)) {
+      throw invalid('call_id', "call_id names a call by its id (rtc_…) or its session's id (sess_…)");
+    }
+    if (intent !== null) throw invalid('intent', 'A sideband (call_id) joins a conversation: send no intent');
+    return { type: 'live', model: VOICECHAT, aliases, callId };
   }
   const asked = query.get('model');
   const model = asked === null ? null : (aliases.get(asked) ?? asked);
   if (model === null || isServedModel(model) || model === TRANSCRIPTION_MODEL) {
-    return { type: 'transcription', model: TRANSCRIPTION_MODEL, aliases };
+    return { type: 'transcription', model: TRANSCRIPTION_MODEL, aliases, callId: null };
   }
-  if (CONVERSATION_MODELS.has(model) && intent === null) return { type: 'live', model, aliases };
+  if (CONVERSATION_MODELS.has(model) && intent === null) return { type: 'live', model, aliases, callId: null };
   throw invalid(
     'model',
     intent === null

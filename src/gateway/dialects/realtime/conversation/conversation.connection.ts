@@ -65,7 +65,7 @@ export class RealtimeConversationConnection implements ConversationConnection<Co
   constructor(
     readonly session: RealtimeConversation,
     private readonly transport: TransportPort,
-    private readonly context: ConversationParseContext,
+    readonly context: ConversationParseContext,
     role: ConnectionRole,
   ) {
     session.attach(this, role);
@@ -97,6 +97,8 @@ export class RealtimeConversationConnection implements ConversationConnection<Co
       }
       case 'rate_limits':
         return this.transport.send(this.out.rateLimits(output.allowance));
+      case 'dtmf':
+        return this.transport.send(this.out.dtmf(output.digit, output.receivedAt));
       case 'closed': {
         const why = this.out.closing(output);
         return why === null ? undefined : this.transport.send(why);
@@ -108,6 +110,11 @@ export class RealtimeConversationConnection implements ConversationConnection<Co
 
   close(code: number, reason: string): void {
     this.transport.close(code, reason);
+  }
+
+  /** A server's control connection (the sideband) to the same session, over `transport`. */
+  control(transport: TransportPort): RealtimeConversationConnection {
+    return new RealtimeConversationConnection(this.session, transport, this.context, 'control');
   }
 }
 

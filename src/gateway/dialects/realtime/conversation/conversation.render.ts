@@ -160,6 +160,11 @@ export class ConversationRenderer {
     }
   }
 
+  /** As OpenAI's SIP calls tell a keypress. */
+  dtmf(digit: string, receivedAt: number): string {
+    return this.frame({ type: 'input_audio_buffer.dtmf_event_received', event: digit, received_at: receivedAt });
+  }
+
   session(
     type: 'session.created' | 'session.updated',
     session: SessionDescriptor,
