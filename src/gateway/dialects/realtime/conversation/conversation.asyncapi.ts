@@ -37,16 +37,25 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
       '(`unsupported_event`).',
     '',
     'Metered in input audio frames as voicechat; the tokens in `response.done` are detail only.',
+    '',
+    'The sideband: `?call_id=` (a call’s `rtc_…` id or its session’s `sess_…` id; the `openai` SDK’s ' +
+      '`OpenAIRealtimeWS({ callID })`) with an API key of the call’s project joins a running call (WebRTC or a ' +
+      'phone call) instead of opening a session: it receives the call’s server events from then on but the ' +
+      'output audio, and sends its client events but input audio (`input_audio_buffer.append` is refused with ' +
+      '`invalid_request_error`). Closing it ends nothing; the call’s end closes it. A client secret is refused ' +
+      '(403 `permission_denied`); a call of another project, an ended call, or a call held by another instance ' +
+      'of the service (the one its media reaches) is 404 `not_found`.',
   ].join('\n'),
   query: openObject(
     {},
     {
       model: str(`\`${VOICECHAT}\` or an alias of it in REALTIME_MODEL_ALIASES.`),
       token: str('A client secret (browsers); its `realtime` session opens this channel without `model`.'),
+      call_id: str('The sideband: the running call to join (`rtc_…` or its session’s `sess_…`); no `model` then.'),
     },
   ),
   security: ['bearer', 'token', 'api_key', 'client_secret_query', 'realtime_subprotocol'],
-  handshakeRefusals: COMPAT_HANDSHAKE_REFUSALS,
+  handshakeRefusals: [...COMPAT_HANDSHAKE_REFUSALS, 'permission_denied', 'not_found'],
   errorCodes: CONVERSATION_ERROR_CODES,
   clientMessages: CONVERSATION_CLIENT_MESSAGES,
   serverMessages: CONVERSATION_SERVER_MESSAGES,

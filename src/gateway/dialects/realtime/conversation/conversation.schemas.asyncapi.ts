@@ -39,8 +39,13 @@ export const CONVERSATION_ERROR_CODES = [
 ] as const;
 
 export const oneOf = (...schemas: JsonSchema[]): JsonSchema => ({ oneOf: schemas });
-const pcm24k = object({ type: constant('audio/pcm'), rate: constant(24000) });
-export const pcmIn = object({ type: constant('audio/pcm') }, { rate: constant(24000) }, 'Only pcm16 mono 24 kHz.');
+/** G.711 at 8 kHz, for phone bridges (a phone call's session is in audio/pcmu). */
+const g711 = object({ type: oneOfValues(['audio/pcmu', 'audio/pcma']) }, { rate: constant(8000) });
+const pcm24k = oneOf(object({ type: constant('audio/pcm'), rate: constant(24000) }), g711);
+export const pcmIn = oneOf(
+  object({ type: constant('audio/pcm') }, { rate: constant(24000) }, 'pcm16 mono 24 kHz.'),
+  g711,
+);
 const transcriptionModels = oneOfValues(
   [TRANSCRIPTION_MODEL, ...OPENAI_TRANSCRIPTION_MODELS],
   `All served by ${TRANSCRIPTION_MODEL} (the Agents SDK names an OpenAI one).`,

@@ -104,6 +104,16 @@ export const CONVERSATION_SERVER_MESSAGES: Record<string, MessageDoc> = {
     payload: typed('input_audio_buffer.cleared', serverId),
   },
   ...TIMEOUT_TRIGGERED,
+  'input_audio_buffer.dtmf_event_received': {
+    summary:
+      'Phone calls: the caller pressed a key (`event`: the digit, `*` or `#`; `received_at`: Unix seconds), as ' +
+      'OpenAI’s SIP calls tell it. The model also hears it, as the user message `[DTMF <digit>]` answered at once.',
+    payload: typed('input_audio_buffer.dtmf_event_received', {
+      ...serverId,
+      event: str(),
+      received_at: int(undefined, 0),
+    }),
+  },
   'conversation.item.input_audio_transcription.delta': {
     summary: 'Each word of the user turn as the recogniser hears it.',
     payload: typed('conversation.item.input_audio_transcription.delta', { ...serverId, ...transcript, delta: str() }),
