@@ -192,4 +192,15 @@ describe('ConversationSession driven by two connections', () => {
     expect(media.types().filter((type) => type === 'item_added')).toHaveLength(2);
     expect(session.runtime.phase).toBe('started');
   });
+
+  it('tells a keypress to every connection, in order with what the session said before it', async () => {
+    const { clock, session, media, control } = await start();
+    session.receive(user('hi'), control);
+    session.keypress('7', 1_700_000_000);
+    await clock.advanceAsync(20);
+    for (const connection of [media, control]) {
+      expect(connection.types()).toEqual(['session_created', 'item_added', 'item_done', 'dtmf']);
+      expect(connection.outputs.at(-1)).toEqual({ type: 'dtmf', digit: '7', receivedAt: 1_700_000_000 });
+    }
+  });
 });

@@ -200,6 +200,14 @@ describe('checkRealtimeQuery', () => {
     '/v1/realtime?model=whisper-1&token=ek_1',
   ])('accepts %s', (url) => expect(() => checkRealtimeQuery(url, { modelAliases: new Map() })).not.toThrow());
 
+  it.each(['rtc_abc123', 'sess_abc123'])('reads ?call_id=%s as a sideband to that call', (id) => {
+    expect(checkRealtimeQuery(`/v1/realtime?call_id=${id}`, { modelAliases: new Map() })).toMatchObject({
+      type: 'live',
+      callId: id,
+    });
+    expect(checkRealtimeQuery('/v1/realtime?model=vendor-voicechat', { modelAliases: new Map() }).callId).toBeNull();
+  });
+
   it.each([
     ['/v1/realtime?model=gpt-unknown', 'model'],
     ['/v1/realtime?model=vendor-voicechat&intent=transcription', 'model'],
