@@ -13,6 +13,8 @@ import { SocketSessions } from './connection/socket-sessions.service';
 import { ASYNCAPI_INPUTS, DIALECTS } from './dialects';
 import { SocketAdmission } from './handshake/socket-admission';
 import { socketGateway, SocketWiring } from './socket-gateway';
+import { CallSessions } from './telephony/call-sessions';
+import { TwilioGateway } from './telephony/twilio/twilio.gateway';
 
 /** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
 @Module({
@@ -24,6 +26,8 @@ import { socketGateway, SocketWiring } from './socket-gateway';
     SocketSessions,
     SocketWiring,
     ...DIALECTS.map((dialect) => socketGateway(dialect)),
+    CallSessions,
+    TwilioGateway,
   ],
 })
 export class SocketGatewayModule {}

@@ -6,6 +6,7 @@ import {
   type TurnDetectionConfig,
 } from '../../session-core';
 import type { SessionAudioConfig, SessionType } from '../../modules/sessions';
+import { realtimeFormatName, type AudioFormats } from '../../platform/audio/audio-format';
 import type { RequestedSessionConfig } from '../../modules/sessions';
 
 /** The stored, resolved audio configuration of a session → what its runtime and engine run with. */
@@ -31,7 +32,15 @@ export function coreConfigOf(type: SessionType, model: string, audio: SessionAud
     ...(td?.interrupt_response === false ? { interruptResponse: false } : {}),
     ...(typeof td?.idle_timeout_ms === 'number' ? { idleTimeoutMs: td.idle_timeout_ms } : {}),
     ...(td?.create_response === false ? { createResponse: false } : {}),
+    ...audioFormatsOf(audio),
   };
+}
+
+/** A Realtime secret's G.711 formats (stored as `audio/pcmu`…); nothing for pcm16 both ways. */
+function audioFormatsOf(audio: SessionAudioConfig): { audioFormats?: AudioFormats } {
+  const input = realtimeFormatName(audio.input.format) ?? 'pcm16';
+  const output = audio.output?.format === undefined ? 'pcm16' : (realtimeFormatName(audio.output.format) ?? 'pcm16');
+  return input === 'pcm16' && output === 'pcm16' ? {} : { audioFormats: { input, output } };
 }
 
 /** A socket's validated session.start → the request shape the admission path resolves and stores. */

@@ -38,6 +38,7 @@ import {
 } from '../../session-core';
 import { TRANSCRIPTION_MODEL } from '../../engines';
 import type { RequestedSessionConfig, RequestedTurnDetection } from '../sessions';
+import type { AudioFormatName } from '../../platform/audio/audio-format';
 import { CONVERSATION_FIELDS, type RequestedSessionDto } from './dto/requested-session.dto';
 
 export interface ConversationSecret {
@@ -78,7 +79,7 @@ export function conversationSecret(
     const audio = object(session.audio, 'session.audio');
     const input = object(audio.input, 'session.audio.input');
     known(input, INPUT_FIELDS, 'session.audio.input');
-    checkFormat(input.format, 'session.audio.input.format');
+    const inputFormat = checkFormat(input.format, 'session.audio.input.format');
     checkNoiseReduction(input.noise_reduction, 'session.audio.input.noise_reduction');
     const transcription = transcriptionOf(input.transcription);
     const asked = input.turn_detection;
@@ -86,7 +87,7 @@ export function conversationSecret(
     const turns = conversationTurns(asked === undefined ? {} : asked, 'session.audio.input.turn_detection');
     const output = object(audio.output, 'session.audio.output');
     known(output, OUTPUT_FIELDS, 'session.audio.output');
-    checkFormat(output.format, 'session.audio.output.format');
+    const outputFormat = checkFormat(output.format, 'session.audio.output.format');
     const voice = checkVoice(output.voice, 'session.audio.output.voice');
     checkSpeed(output.speed, 'session.audio.output.speed');
     const unserved = unservedByEngine({ tools: settings.tools, ...turns }, engine, model);
@@ -105,10 +106,18 @@ export function conversationSecret(
         include: session.include,
         audio: {
           input: {
+            ...(inputFormat === undefined ? {} : { format: formatRequest(inputFormat) }),
             transcription: { language: transcription.language, prompt: transcription.prompt },
             turn_detection: turnDetectionRequest(turns),
           },
-          ...(voice === undefined ? {} : { output: { voice } }),
+          ...(voice === undefined && outputFormat === undefined
+            ? {}
+            : {
+                output: {
+                  ...(voice === undefined ? {} : { voice }),
+                  ...(outputFormat === undefined ? {} : { format: formatRequest(outputFormat) }),
+                },
+              }),
         },
       },
       turns,
@@ -186,4 +195,9 @@ export function locOf(param: string): (string | number)[] {
     .split(/\.|(?=\[)/)
     .map((part) => (/^\[\d+\]$/.test(part) ? Number(part.slice(1, -1)) : part))
     .filter((part) => part !== '');
+}
+
+/** A format name as the stored request spells it (`audio/pcmu`; G.711 at 8 kHz). */
+function formatRequest(name: AudioFormatName): { type: string; rate: number } {
+  return name === 'pcm16' ? { type: 'audio/pcm', rate: 24000 } : { type: `audio/${name}`, rate: 8000 };
 }

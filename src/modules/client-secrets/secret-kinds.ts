@@ -55,6 +55,7 @@ function transcriptionSecret(request: ClientSecretRequestDto, { models }: Secret
   refuseIdleTimeout(request);
   const resolved = resolveSessionConfig(request.session as RequestedSessionConfig | undefined, models, {
     transcriptionOnly: true,
+    realtimeFormats: true,
   });
   return { resolved, object: 'realtime.transcription_session', stored: null, shown: {} };
 }
@@ -74,7 +75,7 @@ function realtimeSecret(request: ClientSecretRequestDto, context: SecretKindCont
     );
   }
   const secret = conversationSecret(session, model, context.conversationOf(model));
-  const resolved = resolveSessionConfig(secret.requested, context.models);
+  const resolved = resolveSessionConfig(secret.requested, context.models, { realtimeFormats: true });
   const td = resolved.audio.input.turn_detection;
   const turns = secret.turns;
   // The flags the runtime reads (coreConfigOf) ride on the row's turn detection.

@@ -17,6 +17,23 @@ describe('resolveSessionConfig', () => {
   const vad = { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 };
   const endOfTurn = { eot_threshold: 0.7, eager_eot_threshold: 0.4, eot_timeout_ms: 5000 };
 
+  it('takes G.711 in and out for the Realtime socket only, stored at 8 kHz', () => {
+    const realtime = (requested: RequestedSessionConfig) =>
+      resolveSessionConfig(requested, models, { realtimeFormats: true });
+    const g711 = { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcma', rate: 8000 } } };
+    const { audio } = realtime({ type: 'live', audio: g711 });
+    expect(audio.input.format).toEqual({ type: 'audio/pcmu', rate: 8000 });
+    expect(audio.output).toEqual({ voice: 'aria', encoding: 'base64', format: { type: 'audio/pcma', rate: 8000 } });
+    const at16k = () => realtime({ audio: { input: { format: { type: 'audio/pcmu', rate: 16000 } } } });
+    expect(at16k).toThrow(expect.objectContaining({ param: 'session.audio.input.format.rate' }));
+    const opus = () => realtime({ audio: { input: { format: { type: 'audio/opus' } } } });
+    expect(opus).toThrow(expect.objectContaining({ param: 'session.audio.input.format.type' }));
+    // The live protocol plays pcm16 only.
+    expect(() => resolve({ type: 'live', audio: { output: { format: { type: 'audio/pcmu' } } } } as never)).toThrow(
+      expect.objectContaining({ param: 'session.audio.output.format' }),
+    );
+  });
+
   it('makes a live vendor-voicechat session with every default when nothing is asked', () => {
     expect(resolve(undefined)).toEqual({
       type: 'live',

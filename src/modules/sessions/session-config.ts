@@ -12,6 +12,7 @@ import {
   SAMPLE_RATE,
 } from '../../session-core';
 import type { SessionAudioConfig, SessionType } from './entities/session.entity';
+import { realtimeFormatName, REALTIME_FORMATS_SERVED } from '../../platform/audio/audio-format';
 
 export const SUPPORTED_FORMAT = 'audio/pcm';
 export const SUPPORTED_VOICE = VOICE;
@@ -58,7 +59,7 @@ export interface RequestedSessionConfig {
       transcription?: { language?: string; model?: string; prompt?: string };
       turn_detection?: RequestedTurnDetection | null;
     };
-    output?: { voice?: string; encoding?: 'base64' | 'binary' };
+    output?: { voice?: string; encoding?: 'base64' | 'binary'; format?: { type?: string; rate?: number | null } };
   };
 }
 
@@ -76,6 +77,8 @@ export interface ModelLookup {
 export interface ResolveOptions {
   /** POST /v1/realtime/client_secrets: always a transcription session on the streaming model. */
   transcriptionOnly?: boolean;
+  /** OpenAI's formats (G.711 too), for the Realtime socket; the live protocol serves pcm16 only. */
+  realtimeFormats?: boolean;
 }
 
 const invalid = (param: string, message: string) => new AppError('invalid_parameter', message, { param });
@@ -99,7 +102,7 @@ export function resolveSessionConfig(
     model,
     audio: {
       input: {
-        format: resolveFormat(input?.format),
+        format: resolveFormat(input?.format, 'session.audio.input.format', options.realtimeFormats === true),
         transcription: {
           language: transcription?.language ?? DEFAULT_LANGUAGE,
           ...(type === 'transcription' ? { model } : {}),
@@ -109,7 +112,7 @@ export function resolveSessionConfig(
         // Accepted for compatibility; the engine does no noise reduction, and the response says so.
         noise_reduction: null,
       },
-      output: resolveOutput(type, requested?.audio?.output),
+      output: resolveOutput(type, requested?.audio?.output, options.realtimeFormats === true),
     },
   };
 }
@@ -141,12 +144,24 @@ function resolveModel(
   return { type: found.type, model: found.id };
 }
 
-function resolveFormat(format: { type?: string; rate?: number | null } | undefined): { type: string; rate: number } {
+function resolveFormat(
+  format: { type?: string; rate?: number | null } | undefined,
+  param: string,
+  realtimeFormats: boolean,
+): { type: string; rate: number } {
+  if (realtimeFormats && format !== undefined) {
+    const name = realtimeFormatName({ type: format.type ?? SUPPORTED_FORMAT, rate: format.rate });
+    if (name === null) {
+      const typeServed = realtimeFormatName({ type: format.type ?? SUPPORTED_FORMAT }) !== null;
+      throw invalid(`${param}.${typeServed ? 'rate' : 'type'}`, `${param}: ${REALTIME_FORMATS_SERVED} is served`);
+    }
+    return name === 'pcm16' ? { type: SUPPORTED_FORMAT, rate: SAMPLE_RATE } : { type: `audio/${name}`, rate: 8000 };
+  }
   if (format?.type !== undefined && format.type !== SUPPORTED_FORMAT) {
-    throw invalid('session.audio.input.format.type', `Only ${SUPPORTED_FORMAT} at ${SAMPLE_RATE} Hz is supported`);
+    throw invalid(`${param}.type`, `Only ${SUPPORTED_FORMAT} at ${SAMPLE_RATE} Hz is supported`);
   }
   if (format?.rate !== undefined && format.rate !== null && format.rate !== SAMPLE_RATE) {
-    throw invalid('session.audio.input.format.rate', `Only a rate of ${SAMPLE_RATE} is supported`);
+    throw invalid(`${param}.rate`, `Only a rate of ${SAMPLE_RATE} is supported`);
   }
   return { type: SUPPORTED_FORMAT, rate: SAMPLE_RATE };
 }
@@ -194,7 +209,8 @@ function resolveEndOfTurn(requested: RequestedEndOfTurn | null | undefined): Rec
 
 function resolveOutput(
   type: SessionType,
-  requested: { voice?: string; encoding?: 'base64' | 'binary' } | undefined,
+  requested: NonNullable<RequestedSessionConfig['audio']>['output'],
+  realtimeFormats: boolean,
 ): SessionAudioConfig['output'] {
   if (type === 'transcription') {
     if (requested !== undefined)
@@ -207,5 +223,8 @@ function resolveOutput(
       `Unknown voice ${JSON.stringify(requested.voice)}; the only voice is ${SUPPORTED_VOICE}`,
     );
   }
-  return { voice: SUPPORTED_VOICE, encoding: requested?.encoding ?? 'base64' };
+  const output = { voice: SUPPORTED_VOICE, encoding: requested?.encoding ?? 'base64' } as const;
+  if (requested?.format === undefined) return output;
+  if (!realtimeFormats) throw invalid('session.audio.output.format', 'The live protocol plays pcm16 at 24 kHz only');
+  return { ...output, format: resolveFormat(requested.format, 'session.audio.output.format', true) };
 }

@@ -1,3 +1,4 @@
+import { CallsController } from './calls.controller';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ModelsModule } from '../models';
@@ -22,7 +23,7 @@ import { sessionEndSignalsProvider } from './signals/session-end-signals.provide
  */
 @Module({
   imports: [TypeOrmModule.forFeature([SessionEntity]), ModelsModule],
-  controllers: [SessionsController],
+  controllers: [SessionsController, CallsController],
   providers: [
     SessionsRepository,
     HeldSessionsRepository,

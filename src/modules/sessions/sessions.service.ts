@@ -84,6 +84,22 @@ export class SessionsService {
   }
 
   /**
+   * Ends a running call (a session whose media arrives on another transport: a carrier's stream, WebRTC)
+   * by its call id or its session id, wherever it runs, as DELETE ends a socket's session but keeping it
+   * listed: its holder closes it `close_requested` and closes the carrier's stream. 404 for a session that
+   * is not a running call of the project.
+   */
+  async hangUp(principal: ApiKeyPrincipal, id: string): Promise<void> {
+    if (!isSessionId(id) && !isCallId(id)) throw notFound(id);
+    const found = isCallId(id)
+      ? await this.sessions.findVisibleByCallId(principal.projectId, id)
+      : await this.sessions.findVisible(principal.projectId, id);
+    if (!found || found.session.callId === null || found.status !== 'active') throw notFound(id);
+    const { session } = found;
+    await this.ends.request({ id: session.id, projectId: session.projectId, instanceId: session.instanceId });
+  }
+
+  /**
    * For a socket authenticated with an API key (no client secret): resolves the requested
    * configuration and admits the session as `active` under the same credit and concurrency checks
    * as a secret. A socket passes the id its admission minted. Throws AppError: invalid_parameter,

@@ -5,6 +5,7 @@
  * the session says in its own vocabulary and parses what its client sends into requests; the
  * session holds the one conversation, whatever number of connections watch it.
  */
+import type { AudioFormatName, AudioFormats } from '../../platform/audio/audio-format';
 import type { SessionCommand } from '../model/session.commands';
 import type { ServerEvent } from '../model/session.events';
 import type { SessionDescriptor, SessionError } from '../model/session.types';
@@ -66,6 +67,8 @@ export interface ConversationSettingsChange<V> {
   /** With turnDetection: `interrupt_response` and `idle_timeout_ms` (null: off), which change at any time. */
   readonly interruptResponse?: boolean;
   readonly idleTimeoutMs?: number | null;
+  /** The media connection's audio formats, which change at once. */
+  readonly audioFormats?: Partial<AudioFormats>;
 }
 
 /** What a dialect's parser makes of a client event beyond the session commands every session takes. */
@@ -75,7 +78,7 @@ export type ConversationRequest<V> =
   | { type: 'item_retrieve'; itemId: string; clientEventId?: string }
   | { type: 'item_delete'; itemId: string; clientEventId?: string }
   | { type: 'item_truncate'; itemId: string; contentIndex: number; audioEndMs: number; clientEventId?: string }
-  | { type: 'response_create'; options: ResponseOptions; clientEventId?: string }
+  | { type: 'response_create'; options: ResponseOptions; outputFormat?: AudioFormatName; clientEventId?: string }
   | { type: 'response_cancel'; responseId?: string; clientEventId?: string };
 
 /** A client event as a connection hands it to its session. */
@@ -96,6 +99,8 @@ export interface ConversationRefusals<V> {
    * over the user, prompt after a silence); null when the change asks for neither.
    */
   unservedBySelfAnswering(change: ConversationSettingsChange<V>): ConversationRefusal | null;
+  /** A response asked in another output format than the session's. */
+  outputFormat(asked: AudioFormatName, inForce: AudioFormatName): ConversationRefusal;
   /** Input audio sent on a control connection: the session hears its media connection only. */
   audioOnControl(): ConversationRefusal;
 }

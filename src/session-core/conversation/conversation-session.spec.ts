@@ -49,6 +49,7 @@ class FakeConnection implements ConversationConnection<View> {
 const REFUSALS: ConversationRefusals<View> = {
   tools: (where) => ({ code: 'unsupported_parameter', message: 'no tools', param: `${where}.tools` }),
   unservedBySelfAnswering: () => null,
+  outputFormat: (asked) => ({ code: 'unsupported_audio_format', message: `not ${asked}`, param: 'response.format' }),
   audioOnControl: () => ({ code: 'invalid_request', message: 'audio comes from the call', param: null }),
 };
 

@@ -9,6 +9,7 @@
  * (`afterEffects`), so order holds across both. The runtime sees one transport: the media
  * connection's backlog (pacing, dropping output audio) and a close that reaches every connection.
  */
+import { WireAudio, type AudioFormatName } from '../../platform/audio/audio-format';
 import type { ResponseEvent, SpeechEngine } from '../engine/engine.port';
 import type { SessionCommand } from '../model/session.commands';
 import type { ServerEvent } from '../model/session.events';
@@ -74,11 +75,18 @@ export class ConversationSession<V extends object> implements EventRenderer {
   private readonly idle: ConversationIdleTimer;
   private readonly hardBacklogBytes: number;
   private readonly logger: LoggerPort | undefined;
+  /** The media connection's audio formats ↔ the session's pcm16 24 kHz (G.711 for phone bridges). */
+  private readonly wire: WireAudio;
   private media: ConversationConnection<V> | null = null;
   private readonly controls = new Set<ConversationConnection<V>>();
   private overflowed = false;
   /** A change of turn detection: it applies once the session core took it. */
   private asked: ConversationSettingsChange<V> | null = null;
+
+  /** The format the media connection's output audio is in. */
+  get outputFormat(): AudioFormatName {
+    return this.wire.current.output;
+  }
 
   constructor(options: ConversationSessionOptions<V>) {
     const { config, view, secret, refusals, conversationLimits, ...runtimeOptions } = options;
@@ -86,6 +94,7 @@ export class ConversationSession<V extends object> implements EventRenderer {
     this.tools = capabilities?.tools === true;
     this.refusals = refusals;
     this.view = view;
+    this.wire = new WireAudio(config.audioFormats);
     this.logger = options.logger;
     this.hardBacklogBytes = options.tuning?.hardBacklogBytes ?? DEFAULT_RUNTIME_TUNING.hardBacklogBytes;
     const prefix = options.sessionId.replace(/^sess_/, '');
@@ -176,7 +185,7 @@ export class ConversationSession<V extends object> implements EventRenderer {
       case 'response_started':
         return this.perform(this.model.audioStarted(event.itemId));
       case 'output_audio':
-        return this.perform(this.model.audioChunk(event.itemId, event.pcm, event.startMs));
+        return this.perform(this.model.audioChunk(event.itemId, this.wire.output(event.pcm), event.startMs));
       case 'output_transcript':
         if (!event.done) this.perform(this.model.audioTranscript(event.itemId, event.delta, event.startMs));
         break;
@@ -216,15 +225,23 @@ export class ConversationSession<V extends object> implements EventRenderer {
         return this.send(this.model.truncateItem(itemId, contentIndex, audioEndMs, clientEventId));
       }
       case 'response_create':
+        if (request.outputFormat !== undefined && request.outputFormat !== this.wire.current.output) {
+          return this.refuse(
+            this.refusals.outputFormat(request.outputFormat, this.wire.current.output),
+            request.clientEventId,
+          );
+        }
         if (!this.tools && (request.options.tools?.length ?? 0) > 0) {
           return this.refuse(this.refusals.tools('response'), request.clientEventId);
         }
         return this.respond(request.options, request.clientEventId);
       case 'response_cancel':
         return this.send(this.model.cancelResponse(request.responseId, request.clientEventId));
-      case 'append':
-        this.idle.appended(request.audio.length);
-        return this.runtime.handle(request);
+      case 'append': {
+        const audio = this.wire.input(request.audio);
+        this.idle.appended(audio.length);
+        return this.runtime.handle({ ...request, audio });
+      }
       default:
         return this.runtime.handle(request);
     }
@@ -238,16 +255,19 @@ export class ConversationSession<V extends object> implements EventRenderer {
     const unserved = this.model.engineResponds ? null : this.refusals.unservedBySelfAnswering(change);
     if (unserved !== null) return this.refuse(unserved, clientEventId);
     const ids = clientEventId === undefined ? {} : { clientEventId };
+    // The audio that follows is in the new formats, whenever the session core answers the update.
+    if (change.audioFormats !== undefined) this.wire.set(change.audioFormats);
+    const formats = change.audioFormats === undefined ? {} : { audioFormats: this.wire.current };
     if (change.turnDetection === undefined) {
       this.takeAsked(change);
-      return this.runtime.handle({ type: 'update', ...ids });
+      return this.runtime.handle({ type: 'update', changes: formats, ...ids });
     }
     // The session core may refuse a turn detection change (session_config_locked): the whole change
     // then applies nothing, as OpenAI's does, and a later session.updated shows only what is in force.
     this.asked = change;
     this.runtime.handle({
       type: 'update',
-      changes: { turnDetection: change.turnDetection, interruptResponse: change.interruptResponse },
+      changes: { turnDetection: change.turnDetection, interruptResponse: change.interruptResponse, ...formats },
       param: 'session.audio.input.turn_detection',
       ...ids,
     });

@@ -18,7 +18,11 @@ export function withSessionChanges(config: SessionConfig, changes: SessionConfig
 
 function sessionOnlyChanges(config: SessionConfig, changes: SessionConfigChanges): Partial<SessionConfig> {
   const interruptResponse = changes.interruptResponse ?? config.interruptResponse;
-  return interruptResponse === undefined ? {} : { interruptResponse };
+  const audioFormats = changes.audioFormats ?? config.audioFormats;
+  return {
+    ...(interruptResponse === undefined ? {} : { interruptResponse }),
+    ...(audioFormats === undefined ? {} : { audioFormats }),
+  };
 }
 
 /** Whether two configurations ask the engine for the same thing (language and turn detection). */

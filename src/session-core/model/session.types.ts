@@ -3,6 +3,7 @@
  * Nothing here knows a wire format: dialects translate to and from these shapes.
  */
 import { FRAME_MS, SAMPLE_RATE, type TurnDetectionConfig } from '../engine/engine.port';
+import type { AudioFormats } from '../../platform/audio/audio-format';
 
 export type SessionType = 'live' | 'transcription';
 export type CloseReason = 'close_requested' | 'expired' | 'connection_lost';
@@ -26,6 +27,11 @@ export interface SessionConfig {
   readonly idleTimeoutMs?: number;
   /** Conversation sessions: false, a finished spoken turn is not answered by itself (Realtime `create_response`). */
   readonly createResponse?: boolean;
+  /**
+   * The audio formats on a compatible socket's wire (absent: pcm16 both ways). The session itself
+   * runs on pcm16 24 kHz: the dialect converts at its edge.
+   */
+  readonly audioFormats?: AudioFormats;
 }
 
 /** What a client may change in a started session before any audio: the engine's settings. */
@@ -33,8 +39,9 @@ export interface SessionConfigChanges {
   readonly language?: string;
   /** null: manual turns (utterances end on commit). */
   readonly turnDetection?: TurnDetectionConfig | null;
-  /** Not an engine setting: it changes at any time. */
+  /** Not engine settings: they change at any time. */
   readonly interruptResponse?: boolean;
+  readonly audioFormats?: AudioFormats;
 }
 
 /** A started session as every `started`/`updated`/`closed` event shows it. */

@@ -12,6 +12,8 @@ import { type Bounds, bounded, isRecord, known, SettingRefusal } from './setting
  * The audio formats served, by their Realtime name: one line each. Today pcm16 mono at the
  * session's rate.
  */
+import { realtimeFormatName, REALTIME_FORMATS_SERVED, type AudioFormatName } from '../../platform/audio/audio-format';
+
 export const AUDIO_FORMATS: Readonly<Record<string, { readonly rate: number }>> = {
   'audio/pcm': { rate: SAMPLE_RATE },
 };
@@ -89,14 +91,16 @@ export const TEXT_LIMITS = {
 } as const;
 export const MAX_OUTPUT_TOKENS = { min: 1, max: 4096, integer: true } as const satisfies Bounds;
 
-/** An audio format object: a served type at its rate (an absent rate is the type's own). */
-export function checkFormat(value: unknown, param: string): void {
-  if (value === undefined || value === null) return;
-  const format = isRecord(value) && typeof value.type === 'string' ? AUDIO_FORMATS[value.type] : undefined;
-  if (format === undefined || ((value as { rate?: unknown }).rate ?? format.rate) !== format.rate) {
-    const served = Object.entries(AUDIO_FORMATS).map(([type, { rate }]) => JSON.stringify({ type, rate }));
-    throw new SettingRefusal('unsupported_audio_format', `only ${served.join(' or ')} is served (mono)`, param);
-  }
+/**
+ * A Realtime audio format (GA objects or the older names, G.711 included: platform/audio/audio-format.ts)
+ * → its name; undefined when absent. The live protocol keeps pcm16 at 24 kHz (live.start.ts).
+ */
+export function checkFormat(value: unknown, param: string): AudioFormatName | undefined {
+  if (value === undefined || value === null) return undefined;
+  const name = realtimeFormatName(value);
+  if (name === null)
+    throw new SettingRefusal('unsupported_audio_format', `${param}: ${REALTIME_FORMATS_SERVED} is served`, param);
+  return name;
 }
 
 export function checkNoiseReduction(value: unknown, param: string): void {

@@ -25,7 +25,8 @@ describe('the settings rules', () => {
       code: 'unsupported_audio_format',
       param: 'f',
     });
-    expect(refusal(() => checkFormat({ type: 'audio/pcmu' }, 'f'))).toMatchObject({ code: 'unsupported_audio_format' });
+    expect(checkFormat({ type: 'audio/pcmu' }, 'f')).toBe('pcmu');
+    expect(refusal(() => checkFormat({ type: 'audio/opus' }, 'f'))).toMatchObject({ code: 'unsupported_audio_format' });
   });
 
   it('reads server_vad with its numbers and semantic_vad with its eagerness, each refusing the other’s fields', () => {

@@ -127,6 +127,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/realtime/calls/{call_id}/hangup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hang up a running call: its session ends (close_requested) and its stream closes */
+        post: operations["hangUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/realtime/client_secrets": {
         parameters: {
             query?: never;
@@ -242,20 +259,21 @@ export interface components {
     schemas: {
         AudioFormatRequest: {
             /**
-             * @description Only 24000 is served; null means the default, 24000.
+             * @description 24000 for `audio/pcm`, 8000 (or left out) for G.711; null means the format's own rate.
              * @default 24000
              */
             rate: number | null;
             /**
-             * @description Only `audio/pcm` (pcm16 little-endian, mono) is served.
+             * @description `audio/pcm` (pcm16 little-endian, mono, 24 kHz). Realtime secrets also take `audio/pcmu` and
+             *     `audio/pcma` (G.711 at 8 kHz, for phone bridges).
              * @default audio/pcm
              */
             type: string;
         };
         AudioFormatResponse: {
-            /** @description Samples per second: 24000. */
+            /** @description Samples per second: 24000 (8000 for G.711). */
             rate: number | null;
-            /** @description Always `audio/pcm` (pcm16 little-endian, mono). */
+            /** @description `audio/pcm` (pcm16 little-endian, mono); a Realtime secret's may be `audio/pcmu` or `audio/pcma` (G.711). */
             type: string;
         };
         AudioInputRequest: {
@@ -281,6 +299,8 @@ export interface components {
              * @enum {string}
              */
             encoding: "base64" | "binary";
+            /** @description Realtime conversation secrets only: the answer's format, as `input.format` (default pcm16 24 kHz). */
+            format?: components["schemas"]["AudioFormatRequest"];
             /**
              * @description The only voice is `aria`.
              * @default aria
@@ -293,6 +313,8 @@ export interface components {
              * @enum {string}
              */
             encoding: "base64" | "binary";
+            /** @description A Realtime conversation's output format when its secret named one. */
+            format?: components["schemas"]["AudioFormatResponse"];
             /** @description Always `aria`. */
             voice: string;
         };
@@ -1431,6 +1453,108 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectResponse"];
                 };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    hangUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The call's id (`rtc_…`) or its session's id (`sess_…`) */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Hung up */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {

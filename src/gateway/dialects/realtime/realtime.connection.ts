@@ -19,6 +19,7 @@ import { AppError } from '../../../platform/errors/app-error';
 import type { SessionCommand } from '../../../session-core';
 import { reject } from '../../connection/client-frames';
 import { isClientsOwnClose } from '../../connection/client-close';
+import { WireAudio } from '../../../platform/audio/audio-format';
 
 export interface RealtimeConnectionOptions extends Omit<SessionRuntimeOptions, 'renderer'> {
   readonly config: SessionConfig;
@@ -31,18 +32,25 @@ export class RealtimeConnection {
   readonly runtime: SessionRuntime;
   private readonly context: RealtimeParseContext;
   private readonly checkLanguage: ((language: string, param: string) => void) | undefined;
+  /** The client's audio format → the session's pcm16 24 kHz. */
+  private readonly wire: WireAudio;
 
   constructor(options: RealtimeConnectionOptions) {
     const { config, maxMessageBytes, checkLanguage, ...runtimeOptions } = options;
     this.checkLanguage = checkLanguage;
     this.context = { maxMessageBytes: maxMessageBytes ?? REALTIME_MAX_MESSAGE_BYTES };
+    this.wire = new WireAudio(config.audioFormats);
     this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: new RealtimeRenderer(options.sessionId) });
     this.runtime.handle({ type: 'start', config, implicit: true });
   }
 
   /** ws: `socket.on('message', (data, isBinary) => connection.onMessage(data, isBinary))`. */
   onMessage(frame: RealtimeFrame, isBinary: boolean): void {
-    this.runtime.handle(this.languageChecked(parseRealtimeFrame(frame, isBinary, this.context)));
+    const command = this.languageChecked(parseRealtimeFrame(frame, isBinary, this.context));
+    if (command.type === 'append') return this.runtime.handle({ ...command, audio: this.wire.input(command.audio) });
+    // The appends that follow an update are in its format, whenever the session core answers it.
+    if (command.type === 'update' && command.changes?.audioFormats) this.wire.set(command.changes.audioFormats);
+    this.runtime.handle(command);
   }
 
   /** A session.update to a language the model does not recognise is refused like any invalid value. */

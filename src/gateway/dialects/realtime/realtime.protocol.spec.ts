@@ -65,7 +65,20 @@ describe('resolveSessionUpdate', () => {
       changes: {
         language: 'en',
         turnDetection: { type: 'server_vad', threshold: 0.6, prefixPaddingMs: 200, silenceDurationMs: 700 },
+        audioFormats: { input: 'pcm16', output: 'pcm16' },
       },
+    });
+  });
+
+  it.each([
+    [{ type: 'audio/pcmu' }, 'pcmu'],
+    [{ type: 'audio/pcma', rate: 8000 }, 'pcma'],
+    ['g711_ulaw', 'pcmu'],
+    ['g711_alaw', 'pcma'],
+    ['pcm16', 'pcm16'],
+  ])('takes the input format %j (G.711 as OpenAI serves it)', (format, input) => {
+    expect(resolveSessionUpdate({ audio: { input: { format } } }, undefined)).toMatchObject({
+      changes: { audioFormats: { input, output: 'pcm16' } },
     });
   });
 
@@ -108,8 +121,14 @@ describe('resolveSessionUpdate', () => {
     ['an unknown field', { instructions: 'x' }, 'unknown_parameter', 'session.instructions'],
     ['audio output', { audio: { output: {} } }, 'unknown_parameter', 'session.audio.output'],
     [
-      'G.711',
-      { audio: { input: { format: { type: 'audio/pcmu' } } } },
+      'G.711 at 16 kHz',
+      { audio: { input: { format: { type: 'audio/pcmu', rate: 16000 } } } },
+      'unsupported_audio_format',
+      'session.audio.input.format',
+    ],
+    [
+      'Opus',
+      { audio: { input: { format: { type: 'audio/opus' } } } },
       'unsupported_audio_format',
       'session.audio.input.format',
     ],

@@ -9,6 +9,7 @@ import type { ServerEvent } from '../../../session-core';
 import { assertUnreachable, serverVadView, type SessionDescriptor, type SessionError } from '../../../session-core';
 import { RealtimeItems, type Committed } from './realtime.items';
 import { TRANSCRIPTION_MODEL } from '../../../engines';
+import { realtimeFormatJson } from '../../../platform/audio/audio-format';
 
 type Json = Record<string, unknown>;
 
@@ -149,7 +150,7 @@ export function transcriptionSession(session: SessionDescriptor): Json {
     type: 'transcription',
     audio: {
       input: {
-        format: { type: 'audio/pcm', rate: 24000 },
+        format: realtimeFormatJson(session.config.audioFormats?.input ?? 'pcm16'),
         noise_reduction: null,
         // OpenAI has no "auto": the language is left out to detect it.
         transcription: language === 'auto' ? { model: TRANSCRIPTION_MODEL } : { model: TRANSCRIPTION_MODEL, language },

@@ -21,6 +21,7 @@ import {
 } from '../../../session-core';
 import { isRecord, reject } from '../../connection/client-frames';
 import { TRANSCRIPTION_MODEL } from '../../../engines';
+import type { AudioFormats } from '../../../platform/audio/audio-format';
 
 export { OPENAI_TRANSCRIPTION_MODELS } from '../../../session-core';
 import { OPENAI_TRANSCRIPTION_MODELS } from '../../../session-core';
@@ -88,9 +89,10 @@ function sessionChanges(raw: unknown): SessionConfigChanges {
   known(audio, AUDIO_FIELDS, 'session.audio');
   const input = object(audio.input, 'session.audio.input');
   known(input, INPUT_FIELDS, 'session.audio.input');
-  checkFormat(input.format, 'session.audio.input.format');
+  const format = checkFormat(input.format, 'session.audio.input.format');
   checkNoiseReduction(input.noise_reduction, 'session.audio.input.noise_reduction');
-  const changes: { language?: string; turnDetection?: TurnDetectionConfig | null } = {};
+  const changes: { language?: string; turnDetection?: TurnDetectionConfig | null; audioFormats?: AudioFormats } = {};
+  if (format !== undefined) changes.audioFormats = { input: format, output: 'pcm16' };
   const language = transcriptionLanguage(input.transcription);
   if (language !== undefined) changes.language = language;
   if (input.turn_detection !== undefined) changes.turnDetection = turnDetection(input.turn_detection);

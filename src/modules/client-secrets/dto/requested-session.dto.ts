@@ -39,13 +39,16 @@ const range = ({ min, max }: Bounds) => ({ minimum: min, maximum: max });
 
 @ApiSchema({ name: 'AudioFormatRequest' })
 export class AudioFormatRequestDto {
-  /** Only `audio/pcm` (pcm16 little-endian, mono) is served. */
+  /**
+   * `audio/pcm` (pcm16 little-endian, mono, 24 kHz). Realtime secrets also take `audio/pcmu` and
+   * `audio/pcma` (G.711 at 8 kHz, for phone bridges).
+   */
   @ApiPropertyOptional({ default: 'audio/pcm' })
   @OptionalField()
   @MaxLength(64)
   @IsString()
   type?: string;
-  /** Only 24000 is served; null means the default, 24000. */
+  /** 24000 for `audio/pcm`, 8000 (or left out) for G.711; null means the format's own rate. */
   @ApiProperty({ type: 'integer', nullable: true, required: false, default: 24000 })
   @NullableField()
   @IsInt()
@@ -244,6 +247,12 @@ export class AudioOutputRequestDto {
   @OptionalField()
   @IsIn(['base64', 'binary'])
   encoding?: 'base64' | 'binary';
+  /** Realtime conversation secrets only: the answer's format, as `input.format` (default pcm16 24 kHz). */
+  @OptionalField()
+  @Type(() => AudioFormatRequestDto)
+  @ValidateNested()
+  @IsObject()
+  format?: AudioFormatRequestDto;
 }
 
 /**

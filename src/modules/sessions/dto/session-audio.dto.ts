@@ -3,9 +3,9 @@ import type { SessionAudioConfig } from '../entities/session.entity';
 
 @ApiSchema({ name: 'AudioFormatResponse' })
 export class AudioFormatResponseDto {
-  /** Always `audio/pcm` (pcm16 little-endian, mono). */
+  /** `audio/pcm` (pcm16 little-endian, mono); a Realtime secret's may be `audio/pcmu` or `audio/pcma` (G.711). */
   type: string;
-  /** Samples per second: 24000. */
+  /** Samples per second: 24000 (8000 for G.711). */
   @ApiProperty({ type: 'integer', nullable: true })
   rate: number | null;
 }
@@ -70,6 +70,8 @@ export class AudioOutputResponseDto {
   /** How output audio travels on the live socket. */
   @ApiProperty({ enum: ['base64', 'binary'] })
   encoding: 'base64' | 'binary';
+  /** A Realtime conversation's output format when its secret named one. */
+  format?: AudioFormatResponseDto;
 }
 
 @ApiSchema({ name: 'AudioResponse' })
@@ -89,6 +91,14 @@ export function toSessionAudioResponse(audio: SessionAudioConfig): AudioResponse
       turn_detection: turn_detection ? (turn_detection as unknown as TurnDetectionResponseDto) : null,
       noise_reduction: null,
     },
-    output: audio.output ? { voice: audio.output.voice, encoding: audio.output.encoding } : null,
+    output: audio.output
+      ? {
+          voice: audio.output.voice,
+          encoding: audio.output.encoding,
+          ...(audio.output.format
+            ? { format: { type: audio.output.format.type, rate: audio.output.format.rate } }
+            : {}),
+        }
+      : null,
   };
 }

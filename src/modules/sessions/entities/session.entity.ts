@@ -18,7 +18,8 @@ export interface SessionAudioConfig {
     turn_detection: Record<string, unknown> | null;
     noise_reduction: null;
   };
-  output: { voice: string; encoding: 'base64' | 'binary' } | null;
+  /** `format`: a Realtime conversation's output format when its secret named one (absent: pcm16 24 kHz). */
+  output: { voice: string; encoding: 'base64' | 'binary'; format?: { type: string; rate: number | null } } | null;
 }
 
 @Entity('sessions')

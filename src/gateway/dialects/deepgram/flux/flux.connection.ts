@@ -8,6 +8,7 @@
  */
 import type { EndOfTurnSettings } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
+import { ListenAudioInput } from '../shared/deepgram-audio';
 import { DeepgramConnection, type DeepgramConnectionOptions } from '../shared/deepgram-connection';
 import { parseFluxFrame, type FluxThresholds } from './flux.protocol';
 import { checkedThresholds, type FluxOptions } from './flux.query';
@@ -23,7 +24,7 @@ export class FluxConnection extends DeepgramConnection<FluxRenderer> {
   private heardSinceTurnEnd = false;
 
   constructor(options: FluxConnectionOptions) {
-    super(options, options.flux.sampleRate, () => new FluxRenderer(options.sessionId));
+    super(options, new ListenAudioInput(options.flux.sampleRate), () => new FluxRenderer(options.sessionId));
     this.settings = options.flux.endOfTurn;
     this.keyterms = options.flux.keyterms;
   }

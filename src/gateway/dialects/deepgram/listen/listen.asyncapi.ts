@@ -31,8 +31,13 @@ const modelInfo = object({ name: constant(TRANSCRIPTION_MODEL), version: str(), 
 
 const QUERY = openObject(
   {
-    encoding: constant('linear16', 'Raw pcm16 little-endian; other encodings and containers are 400.'),
-    sample_rate: str(`An integer from ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE}; other than 24000 is resampled.`),
+    encoding: oneOfValues(
+      ['linear16', 'mulaw', 'alaw'],
+      'Raw pcm16 little-endian, or G.711 (mulaw, alaw) at 8 kHz; other encodings and containers are 400.',
+    ),
+    sample_rate: str(
+      `An integer from ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE} (8000 with mulaw and alaw); other than 24000 is resampled.`,
+    ),
   },
   {
     channels: constant('1'),

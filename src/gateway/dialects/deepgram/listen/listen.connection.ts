@@ -9,6 +9,7 @@
 import type { WebSocket } from 'ws';
 import type { TransportPort } from '../../../../session-core';
 import type { ClientFrame } from '../../../connection/client-frames';
+import { ListenAudioInput } from '../shared/deepgram-audio';
 import { DeepgramConnection, type DeepgramConnectionOptions } from '../shared/deepgram-connection';
 import { parseListenFrame } from './listen.protocol';
 import type { ListenOptions } from './listen.query';
@@ -23,7 +24,7 @@ export interface ListenConnectionOptions extends DeepgramConnectionOptions {
 export class ListenConnection extends DeepgramConnection<ListenRenderer> {
   constructor(options: ListenConnectionOptions) {
     const { listen, config, sessionId, engine } = options;
-    super(options, listen.sampleRate, (audio) => {
+    super(options, new ListenAudioInput(listen.sampleRate, listen.encoding), (audio) => {
       return new ListenRenderer({ requestId: sessionId, listen, model: config.model, engineName: engine.name, audio });
     });
   }

@@ -61,6 +61,16 @@ describe('ListenAudioInput', () => {
     expect(out / 2).toBeLessThanOrEqual(19_200);
     expect(input.receivedMs).toBe(800);
   });
+
+  it('decodes G.711 at 8 kHz to 24 kHz: its duration is a byte a sample', () => {
+    const input = new ListenAudioInput(8000, 'mulaw');
+    let out = 0;
+    for (let i = 0; i < 10; i++) out += input.push(Buffer.alloc(160, 0xff)).length;
+    expect(out / 2).toBeGreaterThanOrEqual(4790);
+    expect(out / 2).toBeLessThanOrEqual(4800);
+    expect(input.receivedMs).toBe(200);
+    expect(input.receivedSeconds).toBe(0.2);
+  });
 });
 
 describe('Resampler (pcm16)', () => {

@@ -21,6 +21,7 @@ describe('parseListenQuery', () => {
       'model=nova-3&language=en-US&encoding=linear16&sample_rate=16000&channels=1&interim_results=true&punctuate=true' +
       '&smart_format=true&endpointing=300&utterance_end_ms=1000&vad_events=true&keyterm=Deepgram&keyterm=customer%20service&tag=t';
     expect(parse(query)).toEqual<ListenOptions>({
+      encoding: 'linear16',
       sampleRate: 16000,
       language: 'en-US',
       interimResults: true,
@@ -33,6 +34,7 @@ describe('parseListenQuery', () => {
 
   it('defaults to final results only, no punctuation, and the session language', () => {
     expect(parse(PCM)).toEqual<ListenOptions>({
+      encoding: 'linear16',
       sampleRate: 24000,
       language: null,
       interimResults: false,
@@ -41,6 +43,10 @@ describe('parseListenQuery', () => {
       utteranceEndMs: null,
       vadEvents: false,
     });
+  });
+
+  it.each(['mulaw', 'alaw'] as const)('takes %s at 8 kHz, as phone audio comes', (encoding) => {
+    expect(parse(`encoding=${encoding}&sample_rate=8000`)).toMatchObject({ encoding, sampleRate: 8000 });
   });
 
   it('reads smart_format as punctuation, multi as auto and endpointing=false as no endpointing', () => {
@@ -62,7 +68,9 @@ describe('parseListenQuery', () => {
 
   it.each([
     ['', 'encoding'],
-    ['encoding=mulaw&sample_rate=8000', 'encoding'],
+    ['encoding=opus&sample_rate=48000', 'encoding'],
+    ['encoding=mulaw&sample_rate=16000', 'sample_rate'],
+    ['encoding=alaw', 'sample_rate'],
     ['encoding=linear16', 'sample_rate'],
     ['encoding=linear16&sample_rate=96000', 'sample_rate'],
     ['encoding=linear16&sample_rate=16k', 'sample_rate'],

@@ -3,15 +3,18 @@
  * the handshake, so that a request that cannot be served is an HTTP 400 (the v5 SDK retries
  * closes, not refusals). Booleans are the strings "true"/"false", as Deepgram sends them.
  *
- * Served: encoding (linear16), sample_rate (8000-48000, resampled to 24 kHz), channels (1),
+ * Served: encoding (linear16; mulaw and alaw at sample_rate 8000, the phone network's G.711),
+ * sample_rate (8000-48000, resampled to 24 kHz), channels (1),
  * language, model, interim_results, punctuate (and smart_format, which implies it), endpointing,
  * utterance_end_ms, vad_events. Every other parameter is accepted and ignored.
  */
 import { AppError } from '../../../../platform/errors/app-error';
 import { type SessionConfig, type TurnDetectionConfig, DEFAULT_VAD } from '../../../../session-core/index';
 import { DEFAULT_TRANSCRIPTION_CONFIG, TRANSCRIPTION_MODEL } from '../../../../engines';
+import type { ListenEncoding } from '../shared/deepgram-audio';
 
 export interface ListenOptions {
+  readonly encoding: ListenEncoding;
   readonly sampleRate: number;
   /** null when the client did not ask (the secret's, or `auto`). */
   readonly language: string | null;
@@ -64,16 +67,19 @@ export function parseListenQuery(rawUrl: string | undefined): ListenOptions {
     );
   }
   const encoding = query.get('encoding');
-  if (encoding !== 'linear16') {
+  if (encoding !== 'linear16' && encoding !== 'mulaw' && encoding !== 'alaw') {
     throw invalid(
       'encoding',
       encoding === null
-        ? 'encoding=linear16 is required: raw pcm16 little-endian is served, containers (wav, webm, ogg) are not decoded'
-        : `encoding=${encoding} is not served: send raw pcm16 with encoding=linear16`,
+        ? 'encoding is required: linear16 (raw pcm16 little-endian), mulaw or alaw; containers (wav, webm, ogg) are not decoded'
+        : `encoding=${encoding} is not served: send raw pcm16 with encoding=linear16, or G.711 with mulaw or alaw`,
     );
   }
   const sampleRate = integer(query, 'sample_rate', MIN_SAMPLE_RATE, MAX_SAMPLE_RATE);
-  if (sampleRate === null) throw invalid('sample_rate', 'sample_rate is required with encoding=linear16');
+  if (sampleRate === null) throw invalid('sample_rate', `sample_rate is required with encoding=${encoding}`);
+  if (encoding !== 'linear16' && sampleRate !== 8000) {
+    throw invalid('sample_rate', `encoding=${encoding} is G.711: sample_rate must be 8000`);
+  }
   const channels = query.get('channels');
   if (channels !== null && channels !== '1') {
     throw invalid('channels', 'Only mono audio (channels=1) is served');
@@ -84,6 +90,7 @@ export function parseListenQuery(rawUrl: string | undefined): ListenOptions {
   }
   const endpointing = query.get('endpointing');
   return {
+    encoding,
     sampleRate,
     language: language === null ? null : language === 'multi' ? 'auto' : language,
     interimResults: flag(query, 'interim_results'),

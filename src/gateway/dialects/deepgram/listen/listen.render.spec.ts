@@ -4,6 +4,7 @@ import type { ListenOptions } from './listen.query';
 import { ListenRenderer } from './listen.render';
 
 const OPTIONS: ListenOptions = {
+  encoding: 'linear16',
   sampleRate: 24000,
   language: null,
   interimResults: true,

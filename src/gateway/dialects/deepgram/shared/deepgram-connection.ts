@@ -34,11 +34,11 @@ export abstract class DeepgramConnection<R extends EventRenderer> {
   /** `renderer` is made with the audio input, whose length and hash a closing `Metadata` reports. */
   protected constructor(
     options: DeepgramConnectionOptions,
-    sampleRate: number,
+    audio: ListenAudioInput,
     renderer: (audio: ListenAudioInput) => R,
   ) {
     const { config, idleMs = LISTEN_IDLE_MS, ...runtimeOptions } = options;
-    this.audio = new ListenAudioInput(sampleRate);
+    this.audio = audio;
     this.renderer = renderer(this.audio);
     this.runtime = new SessionRuntime({ ...runtimeOptions, renderer: this.renderer });
     this.runtime.handle({ type: 'start', config, implicit: true });

@@ -60,7 +60,7 @@ export function openRealtimeConversation(options: ConversationConnectionOptions)
 }
 
 export class RealtimeConversationConnection implements ConversationConnection<ConversationView> {
-  private readonly out = new ConversationRenderer();
+  private readonly out = new ConversationRenderer(() => this.session.outputFormat);
 
   constructor(
     readonly session: RealtimeConversation,
@@ -116,6 +116,12 @@ function realtimeRefusals(model: string): ConversationRefusals<ConversationView>
   return {
     tools: (where) => toolsRefusal(where === 'session' ? 'session.tools' : 'response.tools', model),
     unservedBySelfAnswering,
+    outputFormat: (asked, inForce) =>
+      new Refusal(
+        'unsupported_audio_format',
+        `response.audio.output.format: a response plays in the session's output format (${asked} asked, ${inForce} in force); change it with session.update`,
+        'response.audio.output.format',
+      ),
     audioOnControl: () =>
       new Refusal(
         'invalid_request',

@@ -19,6 +19,11 @@ import {
 } from '../../../connection/client-frames';
 import { readRealtimeEvent } from '../realtime.protocol';
 import {
+  realtimeFormatName,
+  REALTIME_FORMATS_SERVED,
+  type AudioFormatName,
+} from '../../../../platform/audio/audio-format';
+import {
   integer,
   known,
   MAX_TEXT,
@@ -85,7 +90,7 @@ export function parseConversationFrame(
           ...ids,
         };
       case 'response.create':
-        return { type: 'response_create', options: responseOptions(fields.response), ...ids };
+        return { type: 'response_create', ...responseOptions(fields.response), ...ids };
       case 'response.cancel': {
         const responseId = string(fields.response_id, 'response_id');
         return responseId === undefined
@@ -238,10 +243,11 @@ const RESPONSE_FIELDS = new Set([
   'prompt',
 ]);
 
-function responseOptions(raw: unknown): ResponseOptions {
+function responseOptions(raw: unknown): { options: ResponseOptions; outputFormat?: AudioFormatName } {
   const fields = object(raw, 'response');
   known(fields, RESPONSE_FIELDS, 'response');
   const options: ResponseOptions = { conversation: 'auto' };
+  let outputFormat: AudioFormatName | undefined;
   if (fields.conversation !== undefined) {
     if (fields.conversation !== 'auto' && fields.conversation !== 'none') {
       throw new Refusal('invalid_value', 'response.conversation must be "auto" or "none"', 'response.conversation');
@@ -275,15 +281,15 @@ function responseOptions(raw: unknown): ResponseOptions {
         'response.audio.output.voice',
       );
     }
-    if (
-      output.format !== undefined &&
-      !(isRecord(output.format) && output.format.type === 'audio/pcm' && (output.format.rate ?? 24000) === 24000)
-    ) {
-      throw new Refusal(
-        'unsupported_audio_format',
-        'only {"type":"audio/pcm","rate":24000} is served',
-        'response.audio.output.format',
-      );
+    if (output.format !== undefined) {
+      outputFormat = realtimeFormatName(output.format) ?? undefined;
+      if (outputFormat === undefined) {
+        throw new Refusal(
+          'unsupported_audio_format',
+          `response.audio.output.format: ${REALTIME_FORMATS_SERVED} is served`,
+          'response.audio.output.format',
+        );
+      }
     }
   }
   if (fields.metadata !== undefined && fields.metadata !== null) {
@@ -318,5 +324,5 @@ function responseOptions(raw: unknown): ResponseOptions {
       return parsed;
     });
   }
-  return options;
+  return outputFormat === undefined ? { options } : { options, outputFormat };
 }

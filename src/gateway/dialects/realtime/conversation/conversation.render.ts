@@ -15,10 +15,14 @@ import type {
 import { realtimeSettingsView } from '../../../../session-core';
 import { closingError, realtimeError } from '../realtime.render';
 import type { ConversationView } from './conversation.session-update';
+import { PCM16_FORMATS, realtimeFormatJson, type AudioFormatName } from '../../../../platform/audio/audio-format';
 
 type Json = Record<string, unknown>;
 
 export class ConversationRenderer {
+  /** The session's output format, which its responses' audio is in. */
+  constructor(private readonly outputFormat: () => AudioFormatName = () => 'pcm16') {}
+
   private sequence = 0;
 
   frame(event: Json): string {
@@ -94,9 +98,9 @@ export class ConversationRenderer {
           usage: { type: 'duration', seconds: event.seconds },
         });
       case 'response_created':
-        return this.frame({ type: 'response.created', response: responseJson(event.response) });
+        return this.frame({ type: 'response.created', response: responseJson(event.response, this.outputFormat()) });
       case 'response_done':
-        return this.frame({ type: 'response.done', response: responseJson(event.response) });
+        return this.frame({ type: 'response.done', response: responseJson(event.response, this.outputFormat()) });
       case 'output_item_added':
       case 'output_item_done':
         return this.frame({
@@ -185,7 +189,7 @@ export class ConversationRenderer {
 
 /** The session as `session.created` / `session.updated` show it (GA `RealtimeSessionCreateRequest`). */
 export function sessionJson(session: SessionDescriptor, settings: ConversationSettings, view: ConversationView): Json {
-  const format = { type: 'audio/pcm', rate: 24000 };
+  const formats = session.config.audioFormats ?? PCM16_FORMATS;
   return {
     type: 'realtime',
     object: 'realtime.session',
@@ -198,12 +202,12 @@ export function sessionJson(session: SessionDescriptor, settings: ConversationSe
     include: null,
     audio: {
       input: {
-        format,
+        format: realtimeFormatJson(formats.input),
         noise_reduction: null,
         transcription: view.transcriptionModel === null ? null : { model: view.transcriptionModel },
         turn_detection: view.turnDetection,
       },
-      output: { format, voice: view.voice, speed: 1 },
+      output: { format: realtimeFormatJson(formats.output), voice: view.voice, speed: 1 },
     },
     expires_at: Math.ceil(session.expiresAtMs / 1000),
   };
@@ -213,8 +217,8 @@ export function sessionJson(session: SessionDescriptor, settings: ConversationSe
 /** The settings in Realtime's words: the session core's view (session-core/settings/realtime.view.ts). */
 export const settingsJson: (settings: ConversationSettings) => Json = realtimeSettingsView;
 
-export function responseJson(response: ResponseView): Json {
-  const format = { type: 'audio/pcm', rate: 24000 };
+export function responseJson(response: ResponseView, outputFormat: AudioFormatName = 'pcm16'): Json {
+  const format = realtimeFormatJson(outputFormat);
   const ended = response.status !== 'in_progress' && response.status !== 'completed';
   return {
     object: 'realtime.response',

@@ -26,6 +26,13 @@ describe('parseConversationUpdate', () => {
     expect(update.turnDetection!.endOfTurn).toEqual(EAGERNESS[eagerness]);
   });
 
+  it('takes G.711 in and out, in GA objects or the older names, and leaves an unnamed direction alone', () => {
+    const both = { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } };
+    expect(parse({ audio: both }).audioFormats).toEqual({ input: 'pcmu', output: 'pcmu' });
+    expect(parse({ audio: { output: { format: 'g711_alaw' } } }).audioFormats).toEqual({ output: 'pcma' });
+    expect(parse({ instructions: 'x' }).audioFormats).toBeUndefined();
+  });
+
   it('takes server_vad as silence-ended turns, create_response as a setting, null as manual turns', () => {
     const vad = parse({
       audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 800, create_response: false } } },
@@ -128,10 +135,11 @@ describe('parseConversationUpdate', () => {
       'session.audio.input.turn_detection.interrupt_response',
     ],
     [
-      { audio: { input: { format: { type: 'audio/pcmu' } } } },
+      { audio: { input: { format: { type: 'audio/pcmu', rate: 24000 } } } },
       'unsupported_audio_format',
       'session.audio.input.format',
     ],
+    [{ audio: { output: { format: 'g729' } } }, 'unsupported_audio_format', 'session.audio.output.format'],
     [
       { audio: { input: { transcription: { model: 'nova-3' } } } },
       'invalid_value',

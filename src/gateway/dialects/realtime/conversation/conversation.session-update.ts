@@ -7,6 +7,7 @@
  * default configuration (pcm 24 kHz in and out, semantic_vad, an OpenAI transcription model,
  * tracing) is accepted as it is.
  */
+import type { AudioFormatName } from '../../../../platform/audio/audio-format';
 import type { ConversationSettings, ConversationTurns, TurnDetectionConfig } from '../../../../session-core';
 import {
   checkFormat,
@@ -53,6 +54,8 @@ export interface ConversationUpdate {
   /** With turnDetection: `interrupt_response` and `idle_timeout_ms` (null: off), which change at any time. */
   interruptResponse?: boolean;
   idleTimeoutMs?: number | null;
+  /** The wire's formats the update names (the rest stay as they are). */
+  audioFormats?: { input?: AudioFormatName; output?: AudioFormatName };
   /** With turnDetection: the turns as the rules read them (what a client secret stores). */
   turns?: ConversationTurns;
 }
@@ -125,7 +128,8 @@ export function parseConversationUpdate(raw: unknown, sessionModel: string, alia
 function input(fields: Fields, update: ConversationUpdate): void {
   const prefix = 'session.audio.input';
   known(fields, INPUT_FIELDS, prefix);
-  checkFormat(fields.format, `${prefix}.format`);
+  const inputFormat = checkFormat(fields.format, `${prefix}.format`);
+  if (inputFormat !== undefined) update.audioFormats = { ...update.audioFormats, input: inputFormat };
   checkNoiseReduction(fields.noise_reduction, `${prefix}.noise_reduction`);
   if (fields.transcription !== undefined) {
     if (fields.transcription === null) update.view.transcriptionModel = null;
@@ -160,7 +164,8 @@ function input(fields: Fields, update: ConversationUpdate): void {
 function output(fields: Fields, update: ConversationUpdate): void {
   const prefix = 'session.audio.output';
   known(fields, OUTPUT_FIELDS, prefix);
-  checkFormat(fields.format, `${prefix}.format`);
+  const outputFormat = checkFormat(fields.format, `${prefix}.format`);
+  if (outputFormat !== undefined) update.audioFormats = { ...update.audioFormats, output: outputFormat };
   const voice = checkVoice(fields.voice, `${prefix}.voice`);
   if (voice !== undefined) update.view.voice = voice;
   checkSpeed(fields.speed, `${prefix}.speed`);
