@@ -4,10 +4,10 @@
 # local stand-in of this image where Docker Hub cannot be reached (README, "The container image").
 ARG NODE_IMAGE=docker.io/library/node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6
 
-# Build stage: compile TypeScript and the pocketsphinx and flite addons, then prune to what runs.
+# Build stage: compile TypeScript and the pocketsphinx, flite and opus addons, then prune to what runs.
 FROM ${NODE_IMAGE} AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      libpocketsphinx-dev flite1-dev build-essential pkg-config python3 \
+      libpocketsphinx-dev flite1-dev libopus-dev build-essential pkg-config python3 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
@@ -24,7 +24,7 @@ RUN bash scripts/build-addon.sh && npm run build && bash scripts/image/prune-pro
 # ffmpeg decodes batch transcription's uploads in a child process (src/modules/transcriptions/decoding).
 FROM ${NODE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      libpocketsphinx3 pocketsphinx-en-us libflite1 tini ffmpeg \
+      libpocketsphinx3 pocketsphinx-en-us libflite1 libopus0 tini ffmpeg \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # HOME in /tmp: onnxruntime (the VAD) keeps a telemetry device id under $HOME/.cache; when HOME is not
@@ -36,6 +36,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/libs/pocketsphinx/build/Release/pocketsphinx.node ./libs/pocketsphinx/build/Release/
 COPY --from=build /app/libs/flite/build/Release/flite.node ./libs/flite/build/Release/
+COPY --from=build /app/libs/opus/build/Release/opus.node ./libs/opus/build/Release/
 COPY --from=build /app/libs/pglite-host ./libs/pglite-host
 COPY --from=build /app/package.json /app/scripts/image/healthcheck.cjs ./
 RUN mkdir -p /data && chown node:node /data
@@ -45,7 +46,8 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 # Numeric, so Kubernetes can check runAsNonRoot without a runAsUser (the image's `node` user).
 USER 1000:1000
-EXPOSE 8080
+# The API and its sockets; WebRTC calls' one UDP port (WEBRTC_UDP_PORT).
+EXPOSE 8080 3479/udp
 # Follows TLS_CERT_FILE/TLS_KEY_FILE, HOST and PORT (scripts/image/healthcheck.cjs).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD ["node", "/app/healthcheck.cjs"]
 # SIGTERM drains: live sessions get SHUTDOWN_GRACE_SECONDS (7 by default), then are closed and recorded.

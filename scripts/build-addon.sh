@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the N-API addons against the installed Node headers and Debian's development packages:
-# libs/pocketsphinx (libpocketsphinx-dev) and libs/flite (flite1-dev). Offline: node-gyp is npm's own
+# libs/pocketsphinx (libpocketsphinx-dev), libs/flite (flite1-dev) and libs/opus (libopus-dev). Offline: node-gyp is npm's own
 # copy and the headers come from /usr/include/node, so nothing is downloaded. Each addon is a quick
 # no-op when its binary is newer than its sources.
 #   scripts/build-addon.sh           build what is out of date
-#   scripts/build-addon.sh --force   rebuild both from scratch
+#   scripts/build-addon.sh --force   rebuild them all from scratch
 set -euo pipefail
 cd "$(dirname "$0")/.."
 force="${1:-}"
@@ -57,3 +57,4 @@ build() {
 build pocketsphinx pocketsphinx.node 'pkg-config --exists pocketsphinx' libpocketsphinx-dev
 # flite1-dev ships no pkg-config file: its headers are the sign it is installed.
 build flite flite.node '[[ -f /usr/include/flite/flite.h ]]' flite1-dev
+build opus opus.node 'pkg-config --exists opus' libopus-dev

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, Environment, parseEnvironment } from './environment';
@@ -95,6 +96,8 @@ export class AppConfig {
   /** `/v1/realtime` model aliases: alias → model id (checked against the served models by the gateway). */
   readonly realtimeModelAliases: ReadonlyMap<string, string>;
   readonly transcriptions: TranscriptionLimits;
+  /** WebRTC calls: their one UDP port (0: calls off) and the addresses their answers announce (empty: the interfaces'). */
+  readonly webrtc: { readonly udpPort: number; readonly announcedAddresses: readonly string[] };
 
   constructor(env: Record<string, string | undefined>) {
     const e = parseEnvironment(env);
@@ -173,6 +176,10 @@ export class AppConfig {
       queueSize: e.TRANSCRIPTION_QUEUE_SIZE,
       queueTimeoutMs: e.TRANSCRIPTION_QUEUE_TIMEOUT_SECONDS * 1000,
       maxStreams: e.TRANSCRIPTION_MAX_STREAMS,
+    };
+    this.webrtc = {
+      udpPort: e.WEBRTC_UDP_PORT,
+      announcedAddresses: announcedAddressesOf(e.WEBRTC_ANNOUNCED_ADDRESSES),
     };
   }
 
@@ -259,4 +266,20 @@ function databasePassword(url: string | null): string | null {
   } catch {
     return null;
   }
+}
+
+/** IPv4 or IPv6 literals: a candidate carries an address, and a hostname would need resolving by every client. */
+function announcedAddressesOf(value: string | undefined): string[] {
+  const addresses = (value ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  for (const address of addresses) {
+    if (isIP(address) === 0) {
+      throw new ConfigError(
+        `Invalid configuration:\n  WEBRTC_ANNOUNCED_ADDRESSES: ${JSON.stringify(address)} is not an IP address`,
+      );
+    }
+  }
+  return addresses;
 }

@@ -163,11 +163,6 @@ export class Environment {
   /** A socket that has not answered a ping for this long is closed as connection_lost. */
   @IsInt() @Min(1) @Max(3600) SOCKET_PONG_TIMEOUT_SECONDS: number = 20;
   /**
-   * Other names for this service's models on `/v1/realtime` (`?model=` and session.update's
-   * `model`), so an agent written for OpenAI connects unchanged: comma-separated `alias=model`
-   * pairs; empty: none. Checked in AppConfig (each target must be a served model).
-   */
-  /**
    * Batch transcription (`POST /v1/audio/transcriptions`, `POST /v1/listen`): hosts a Deepgram `{url}` body
    * may name, comma-separated (`*`: any public host); empty: URL bodies are refused.
    */
@@ -188,6 +183,21 @@ export class Environment {
   @IsInt() @Min(1) @Max(10_000) TRANSCRIPTION_MAX_STREAMS: number = 2;
   /** How long a batch request waits for its first engine stream before it is refused 503. */
   @IsInt() @Min(1) @Max(3600) TRANSCRIPTION_QUEUE_TIMEOUT_SECONDS: number = 30;
+  /**
+   * The one UDP port every WebRTC call of this instance uses (ICE, DTLS, SRTP, SCTP multiplexed on it),
+   * so a pod needs one hostPort or NodePort; 0 turns POST /v1/realtime/calls off.
+   */
+  @IsInt() @Min(0) @Max(65535) WEBRTC_UDP_PORT: number = 3479;
+  /**
+   * The addresses a call's answer announces as host candidates on WEBRTC_UDP_PORT, comma-separated
+   * (the node's or load balancer's public address); empty: the interfaces' own addresses.
+   */
+  @trimmed @IsOptional() @IsString() WEBRTC_ANNOUNCED_ADDRESSES?: string;
+  /**
+   * Other names for this service's models on `/v1/realtime` (`?model=` and session.update's
+   * `model`), so an agent written for OpenAI connects unchanged: comma-separated `alias=model`
+   * pairs; empty: none. Checked in AppConfig (each target must be a served model).
+   */
   @IsString() REALTIME_MODEL_ALIASES =
     'gpt-realtime=vendor-voicechat,gpt-realtime-2.1=vendor-voicechat,gpt-realtime-mini=vendor-voicechat';
 }
@@ -197,6 +207,7 @@ export class ConfigError extends Error {}
 /** Variables without a default (absent from `new Environment()`'s keys). */
 const OPTIONAL = [
   'PUBLIC_URL',
+  'WEBRTC_ANNOUNCED_ADDRESSES',
   'DATABASE_URL',
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',

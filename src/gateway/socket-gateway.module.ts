@@ -15,11 +15,18 @@ import { SocketAdmission } from './handshake/socket-admission';
 import { socketGateway, SocketWiring } from './socket-gateway';
 import { CallSessions } from './telephony/call-sessions';
 import { TwilioGateway } from './telephony/twilio/twilio.gateway';
+import { WebRtcCallsController } from './webrtc/webrtc-calls.controller';
+import { WebRtcCalls } from './webrtc/webrtc-calls.service';
 
-/** The WebSocket dialects and what they share: admission, ports to the database, held sessions. */
+/**
+ * The WebSocket dialects and what they share: admission, ports to the database, held sessions; and
+ * WebRTC calls, admitted and held alike.
+ */
 @Module({
   imports: [AuthModule, ClientSecretsModule, ClockModule, HealthModule, ModelsModule, SessionsModule, UsageModule],
+  controllers: [WebRtcCallsController],
   providers: [
+    WebRtcCalls,
     InstanceIdentity,
     SocketAdmission,
     SessionPortsFactory,

@@ -26,8 +26,14 @@ describe('compose.yaml', () => {
   const continuum = block(compose, 'continuum', 2);
   const db = block(compose, 'db', 2);
 
-  it('publishes the API port only: /metrics is on an unpublished METRICS_PORT', () => {
-    expect(block(continuum, 'ports', 4).trim().split('\n')).toEqual(["- '8080:8080'"]);
+  it("publishes the API port and WebRTC calls' UDP port only: /metrics is on an unpublished METRICS_PORT", () => {
+    expect(
+      block(continuum, 'ports', 4)
+        .trim()
+        .split('\n')
+        .map((l) => l.trim()),
+    ).toEqual(["- '8080:8080'", "- '3479:3479/udp'"]);
+    expect(block(continuum, 'environment', 4)).toMatch(/^ {6}WEBRTC_UDP_PORT: '3479'$/m);
     expect(block(continuum, 'environment', 4)).toMatch(/^ {6}METRICS_PORT: '9464'$/m);
     expect(compose).not.toMatch(/9464:/);
   });

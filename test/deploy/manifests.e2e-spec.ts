@@ -87,6 +87,20 @@ describe('overlay shapes', () => {
     expect(config?.data).toMatchObject({ TRUST_PROXY: '1', METRICS_PORT: '9090' });
   });
 
+  it("WebRTC calls: one UDP port on the node, announced as the node's address, admitted by the policy", () => {
+    for (const overlay of OVERLAYS) {
+      const container = service(render(overlay)).containers[0];
+      expect(container.ports).toContainEqual({ name: 'webrtc', containerPort: 3479, hostPort: 3479, protocol: 'UDP' });
+      const env = container.env as { name: string; value?: string; valueFrom?: unknown }[];
+      expect(env.find((e) => e.name === 'WEBRTC_UDP_PORT')?.value).toBe('3479');
+      expect(env.find((e) => e.name === 'WEBRTC_ANNOUNCED_ADDRESSES')?.valueFrom).toEqual({
+        fieldRef: { fieldPath: 'status.hostIP' },
+      });
+    }
+    const policy = find(render('production'), 'NetworkPolicy', 'continuum');
+    expect(policy.spec.ingress).toContainEqual({ ports: [{ port: 'webrtc', protocol: 'UDP' }] });
+  });
+
   it('monitoring (opt-in): ServiceMonitor on the metrics port, alerts, the sessions metric in the HPA', () => {
     const objects = render('production', 'monitoring');
     expect(clusterExtensions(objects).sort()).toEqual([

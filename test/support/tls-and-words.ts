@@ -13,12 +13,21 @@ export function pemPair(dir: string): { cert: string; key: string } {
   return { cert, key };
 }
 
-/** A fetch that trusts the test's certificate (the SDK's REST calls go over the same TLS port). */
+/**
+ * A fetch that trusts the test's certificate (the SDK's REST calls go over the same TLS port). Bodies
+ * other than strings (the SDK's FormData) are encoded as fetch would, with their content type.
+ */
 export function fetchTrusting(ca: Buffer): typeof fetch {
-  return (input, init) =>
-    new Promise<Response>((resolve, reject) => {
-      const url = input instanceof Request ? input.url : String(input);
-      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    let payload: string | Buffer | undefined = typeof init?.body === 'string' ? init.body : undefined;
+    if (init?.body != null && payload === undefined) {
+      const encoded = new Request(url, { method: 'POST', body: init.body });
+      payload = Buffer.from(await encoded.arrayBuffer());
+      headers['content-type'] = encoded.headers.get('content-type') ?? headers['content-type'];
+    }
+    return new Promise<Response>((resolve, reject) => {
       const req = request(url, { method: init?.method ?? 'GET', headers, ca }, (res) => {
         const body: Buffer[] = [];
         res.on('data', (chunk: Buffer) => body.push(chunk));
@@ -27,12 +36,15 @@ export function fetchTrusting(ca: Buffer): typeof fetch {
           for (const [name, value] of Object.entries(res.headers)) {
             if (typeof value === 'string') responseHeaders.set(name, value);
           }
-          resolve(new Response(Buffer.concat(body), { status: res.statusCode, headers: responseHeaders }));
+          const status = res.statusCode ?? 0;
+          const nullBody = status === 204 || status === 304;
+          resolve(new Response(nullBody ? null : Buffer.concat(body), { status, headers: responseHeaders }));
         });
       });
       req.on('error', reject);
-      req.end(typeof init?.body === 'string' ? init.body : undefined);
+      req.end(payload);
     });
+  };
 }
 
 /** Share of the reference's words that the transcript contains (case and punctuation ignored). */

@@ -34,6 +34,10 @@ DELETE sessions/:session_id api_key
 GET usage api_key
 GET usage/export api_key
 GET usage/normalized-meter-events api_key
+POST realtime/calls public
+POST realtime public
+OPTIONS realtime/calls public
+OPTIONS realtime public
 `;
 
 function controllerFiles(dir: string): string[] {

@@ -2,3 +2,4 @@
 export { CLIENT_SECRET_TTL } from './client-secret-ttl';
 export { ClientSecretsModule } from './client-secrets.module';
 export { ClientSecretsService } from './client-secrets.service';
+export { conversationSecret } from './conversation-secret';

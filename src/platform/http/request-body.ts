@@ -59,8 +59,20 @@ export function installBodyParsers(fastify: FastifyInstance): void {
       done(null, value);
     });
   });
+  // WebRTC offers (POST /v1/realtime/calls, /v1/realtime): a raw SDP, or the openai SDK's multipart form
+  // read whole within the ordinary limit. Only there: any other route refuses SDP as any other media type.
+  const calls = (url: string): boolean => /^\/v1\/realtime(\/calls)?(\?|$)/.test(url);
+  fastify.addContentTypeParser('application/sdp', { parseAs: 'string' }, (request, body, done) =>
+    done(
+      null,
+      calls(request.url)
+        ? body
+        : unreadable(new AppError('unsupported_media_type', 'Send the body as application/json')),
+    ),
+  );
   for (const type of STREAMED_TYPES) {
     fastify.addContentTypeParser(type, (request, payload, done) => {
+      if (type === 'multipart/form-data' && calls(request.url)) return readWhole(payload, done);
       const config = request.routeOptions.config as { streamedBody?: boolean } | undefined;
       if (config?.streamedBody !== true) {
         return done(null, unreadable(new AppError('unsupported_media_type', 'Send the body as application/json')));
@@ -76,3 +88,22 @@ export function installBodyParsers(fastify: FastifyInstance): void {
 }
 
 const unreadable = (error: Error) => new UnreadableBody(error);
+
+/** A small body read into one buffer, as Fastify's own parsers do, refused 413 past MAX_BODY_BYTES. */
+function readWhole(payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const settle = (error: Error | null, body?: unknown): void => {
+    if (settled) return;
+    settled = true;
+    done(error, body);
+  };
+  payload.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) settle(new AppError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes`));
+    else if (!settled) chunks.push(chunk);
+  });
+  payload.on('end', () => settle(null, Buffer.concat(chunks)));
+  payload.on('error', (error: Error) => settle(error));
+}

@@ -1,0 +1,100 @@
+/**
+ * A WebRTC client peer in Node, as a browser running the Agents SDK is one: an audio track (Opus,
+ * PCMU as the fallback) and the `oai-events` data channel, offered without trickle. It speaks pcm16
+ * 24 kHz audio as 20 ms Opus packets and records what it hears, decoded.
+ */
+import { Audio, PeerConnection, type DataChannel, type Track } from 'node-datachannel';
+import { OpusDecoder, OpusEncoder } from '../../libs/opus';
+import { isRtcp, mulawDecode, readRtp, writeRtp } from '../../src/gateway/webrtc/rtp';
+import { Resampler } from '../../src/platform/audio/resampler';
+import type { ConversationEvent } from './conversation-app';
+import { waitFor } from './wait-for';
+
+export interface ClientPeer {
+  readonly offer: string;
+  readonly events: ConversationEvent[];
+  /** Answer audio heard: one entry per RTP packet, decoded at 48 kHz, with when it arrived. */
+  readonly heard: { at: number; pcm: Int16Array; marker: boolean }[];
+  connect(answer: string): Promise<void>;
+  send(event: Record<string, unknown>): void;
+  sendRaw(text: string): void;
+  /** Speaks pcm16 24 kHz mono in real time (20 ms packets), then silence while `silenceMs`. */
+  speak(pcm24k: Buffer, silenceMs?: number): Promise<void>;
+  next(type: string, from?: number, timeoutMs?: number): Promise<ConversationEvent>;
+  close(): void;
+  readonly channel: DataChannel;
+  readonly pc: PeerConnection;
+}
+
+export async function clientPeer(options: { codecs?: 'opus+pcmu' | 'pcmu' } = {}): Promise<ClientPeer> {
+  const pc = new PeerConnection('client', { iceServers: [] });
+  const events: ConversationEvent[] = [];
+  const heard: ClientPeer['heard'] = [];
+  const onlyPcmu = options.codecs === 'pcmu';
+  const decoder = new OpusDecoder();
+  const gathered = new Promise<void>((resolve) =>
+    pc.onGatheringStateChange((state) => state === 'complete' && resolve()),
+  );
+  const media = new Audio('0', 'SendRecv');
+  if (!onlyPcmu) media.addOpusCodec(111);
+  media.addAudioCodec(0, 'PCMU/8000');
+  media.addSSRC(4242, 'client', 'client', 'mic');
+  const track: Track = pc.addTrack(media);
+  track.onMessage((packet) => {
+    if (isRtcp(packet)) return;
+    const rtp = readRtp(packet);
+    if (rtp === null) return;
+    const marker = (packet[1] & 0x80) !== 0;
+    if (rtp.payloadType === 111) heard.push({ at: Date.now(), pcm: decoder.decode(Buffer.from(rtp.payload)), marker });
+    else if (rtp.payloadType === 0) heard.push({ at: Date.now(), pcm: mulawDecode(Buffer.from(rtp.payload)), marker });
+  });
+  const channel = pc.createDataChannel('oai-events');
+  channel.onMessage((message) => events.push(JSON.parse(String(message)) as ConversationEvent));
+  // createDataChannel starts the negotiation itself (libdatachannel's auto-negotiation): no setLocalDescription here.
+  await gathered;
+  const offer = pc.localDescription()!.sdp;
+  const encoder = new OpusEncoder();
+  let sequence = 1;
+  let timestamp = 0;
+  const speakPacket = (pcm48k: Int16Array): void => {
+    if (!track.isOpen()) return;
+    const payload = onlyPcmu ? Buffer.alloc(160, 0xff) : encoder.encode(pcm48k);
+    track.sendMessageBinary(
+      writeRtp(
+        { payloadType: onlyPcmu ? 0 : 111, sequence: sequence++, timestamp, ssrc: 4242, marker: false },
+        payload,
+      ),
+    );
+    timestamp += onlyPcmu ? 160 : 960;
+  };
+  return {
+    offer,
+    events,
+    heard,
+    channel,
+    pc,
+    async connect(answer) {
+      pc.setRemoteDescription(answer, 'answer');
+      await waitFor(async () => channel.isOpen(), 15_000);
+    },
+    send: (event) => channel.sendMessage(JSON.stringify(event)),
+    sendRaw: (text) => channel.sendMessage(text),
+    async speak(pcm24k, silenceMs = 0) {
+      const resampler = new Resampler(24000, 48000);
+      const up = resampler.processPcm16(Buffer.concat([pcm24k, Buffer.alloc((silenceMs * 48) | 0)]));
+      const samples = new Int16Array(up.buffer.slice(up.byteOffset, up.byteOffset + up.length));
+      const startedAt = Date.now();
+      for (let f = 0; (f + 1) * 960 <= samples.length; f++) {
+        speakPacket(samples.subarray(f * 960, (f + 1) * 960));
+        const due = startedAt + (f + 1) * 20 - Date.now();
+        if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+      }
+    },
+    async next(type, from = 0, timeoutMs = 15_000) {
+      let found: ConversationEvent | undefined;
+      await waitFor(async () => (found = events.slice(from).find((e) => e.type === type)) !== undefined, timeoutMs);
+      return found!;
+    },
+    close: () => pc.close(),
+  };
+}
