@@ -127,6 +127,7 @@ export {
   prompt,
   realtimeSettingsView,
   realtimeTurnDetectionView,
+  serverVadView,
   SettingRefusal,
   string,
   TEXT_LIMITS,

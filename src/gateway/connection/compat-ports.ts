@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { sameEngineSettings, type SessionConfig, type SessionStorePort } from '../../session-core';
+import { sameEngineSettings, serverVadView, type SessionConfig, type SessionStorePort } from '../../session-core';
 import type { SessionPorts } from './session-ports.factory';
 import type { EngineSettings, SessionsService } from '../../modules/sessions';
 
@@ -36,14 +36,6 @@ function engineSettingsOf(config: SessionConfig): EngineSettings {
   const td = config.turnDetection;
   return {
     language: config.language,
-    turnDetection:
-      td === null
-        ? null
-        : {
-            type: 'server_vad',
-            threshold: td.threshold,
-            prefix_padding_ms: td.prefixPaddingMs,
-            silence_duration_ms: td.silenceDurationMs,
-          },
+    turnDetection: td === null ? null : serverVadView(td),
   };
 }

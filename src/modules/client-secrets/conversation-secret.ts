@@ -23,6 +23,7 @@ import {
   outputModalities,
   prompt,
   realtimeSettingsView,
+  serverVadView,
   SettingRefusal,
   string,
   toolChoice,
@@ -166,10 +167,7 @@ function turnDetectionRequest(turns: ConversationTurns): RequestedTurnDetection 
   const td = turns.turnDetection;
   if (td === null) return null;
   return {
-    type: 'server_vad',
-    threshold: td.threshold,
-    prefix_padding_ms: td.prefixPaddingMs,
-    silence_duration_ms: td.silenceDurationMs,
+    ...serverVadView(td),
     end_of_turn: endOfTurnRequest(td.endOfTurn ?? null),
     create_response: turns.createResponse,
     interrupt_response: turns.interruptResponse,

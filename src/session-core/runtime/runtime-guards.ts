@@ -51,8 +51,12 @@ export class RuntimeGuards {
     };
   }
 
-  /** Whether a client command may run: appends are paced by the input rate, the rest cost the control rate. */
+  /**
+   * Whether a client command may run: appends are paced by the input rate, the rest cost the control
+   * rate. A socket's implicit start is the server's, not a client message, and costs nothing.
+   */
   admits(command: SessionCommand): boolean {
+    if (command.type === 'start' && command.implicit === true) return true;
     if (command.type !== 'append') return this.control();
     return !this.limited;
   }

@@ -3,6 +3,7 @@
  * client secret's answer): OpenAI's GA names and shapes, defaults filled in.
  */
 import type { ConversationSettings } from '../conversation/conversation.types';
+import type { TurnDetectionConfig } from '../engine/engine.port';
 import type { ConversationTurns } from './conversation.rules';
 import type { Fields } from './setting-refusal';
 
@@ -19,18 +20,21 @@ export function realtimeSettingsView(settings: ConversationSettings): Fields {
   };
 }
 
+/** OpenAI's `server_vad` turn_detection object: the fields every surface that shows or stores one has. */
+export function serverVadView(td: TurnDetectionConfig) {
+  return {
+    type: 'server_vad' as const,
+    threshold: td.threshold,
+    prefix_padding_ms: td.prefixPaddingMs,
+    silence_duration_ms: td.silenceDurationMs,
+  };
+}
+
 /** OpenAI's turn_detection object for the turns (null: manual commits). */
 export function realtimeTurnDetectionView(turns: ConversationTurns): Fields | null {
   const td = turns.turnDetection;
   if (td === null) return null;
   const flags = { create_response: turns.createResponse, interrupt_response: turns.interruptResponse };
   if (turns.semantic !== null) return { type: 'semantic_vad', eagerness: turns.semantic.eagerness, ...flags };
-  return {
-    type: 'server_vad',
-    threshold: td.threshold,
-    prefix_padding_ms: td.prefixPaddingMs,
-    silence_duration_ms: td.silenceDurationMs,
-    idle_timeout_ms: turns.idleTimeoutMs,
-    ...flags,
-  };
+  return { ...serverVadView(td), idle_timeout_ms: turns.idleTimeoutMs, ...flags };
 }

@@ -6,7 +6,7 @@
  */
 import type { EventRenderer, RenderedFrames } from '../../../session-core';
 import type { ServerEvent } from '../../../session-core';
-import { assertUnreachable, type SessionDescriptor, type SessionError } from '../../../session-core';
+import { assertUnreachable, serverVadView, type SessionDescriptor, type SessionError } from '../../../session-core';
 import { RealtimeItems, type Committed } from './realtime.items';
 import { TRANSCRIPTION_MODEL } from '../../../engines';
 import { realtimeFormatJson } from '../../../platform/audio/audio-format';
@@ -154,15 +154,7 @@ export function transcriptionSession(session: SessionDescriptor): Json {
         noise_reduction: null,
         // OpenAI has no "auto": the language is left out to detect it.
         transcription: language === 'auto' ? { model: TRANSCRIPTION_MODEL } : { model: TRANSCRIPTION_MODEL, language },
-        turn_detection:
-          turnDetection === null
-            ? null
-            : {
-                type: 'server_vad',
-                threshold: turnDetection.threshold,
-                prefix_padding_ms: turnDetection.prefixPaddingMs,
-                silence_duration_ms: turnDetection.silenceDurationMs,
-              },
+        turn_detection: turnDetection === null ? null : serverVadView(turnDetection),
       },
     },
     expires_at: Math.ceil(session.expiresAtMs / 1000),

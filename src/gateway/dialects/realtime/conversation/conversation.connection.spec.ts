@@ -186,7 +186,8 @@ describe('RealtimeConversationConnection (fake engines)', () => {
 
   it('asks the engine for a response with the conversation, and renders its text and tool call', async () => {
     const engine = new RespondingEngine();
-    const { transport, send, settle } = await open(engine);
+    // The control bucket refills on its clock: a still one keeps the allowance asserted below exact.
+    const { transport, send, settle } = await open(engine, new FakeStore(), new FakeClock());
     send({ type: 'session.update', session: { output_modalities: ['text'], tool_choice: 'required' } });
     send({
       type: 'conversation.item.create',

@@ -5,7 +5,7 @@
  */
 import type { ConversationSettings, SessionConfig } from '../../../../session-core';
 import { DEFAULT_LANGUAGE, DEFAULT_VAD, VOICE } from '../../../../session-core';
-import { realtimeTurnDetectionView, type SecretConversation } from '../../../../session-core';
+import { realtimeTurnDetectionView, serverVadView, type SecretConversation } from '../../../../session-core';
 import { Refusal, toolsRefusal } from './conversation.fields';
 import type { ConversationView } from './conversation.session-update';
 
@@ -63,10 +63,7 @@ export function startingView(config: SessionConfig): ConversationView {
       td === null
         ? null
         : {
-            type: 'server_vad',
-            threshold: td.threshold,
-            prefix_padding_ms: td.prefixPaddingMs,
-            silence_duration_ms: td.silenceDurationMs,
+            ...serverVadView(td),
             idle_timeout_ms: config.idleTimeoutMs ?? null,
             create_response: config.createResponse !== false,
             interrupt_response: config.interruptResponse !== false,
