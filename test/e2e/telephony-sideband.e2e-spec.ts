@@ -197,6 +197,14 @@ describe('the sideband of a Twilio call (/v1/realtime?call_id=…)', () => {
     const error = await side.waitFor('error');
     expect(error.error).toMatchObject({ type: 'invalid_request_error', event_id: 'a1' });
     expect(error.error.message).toMatch(/input_audio_buffer\.append/);
+    // The call's audio formats are its carrier's: a sideband cannot change them.
+    side.send({
+      type: 'session.update',
+      session: { type: 'realtime', audio: { output: { format: { type: 'audio/pcm', rate: 24000 } } } },
+      event_id: 'f1',
+    });
+    const refused = await side.waitFor((e) => e.type === 'error' && e.error.event_id === 'f1');
+    expect(refused.error).toMatchObject({ type: 'invalid_request_error', param: 'session.audio' });
     // The sideband and the call live on.
     side.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Still here.' } });
     // (The bridge's own session.update, its audio in G.711, may be answered after the sideband joined.)

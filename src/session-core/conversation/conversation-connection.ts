@@ -105,4 +105,6 @@ export interface ConversationRefusals<V> {
   outputFormat(asked: AudioFormatName, inForce: AudioFormatName): ConversationRefusal;
   /** Input audio sent on a control connection: the session hears its media connection only. */
   audioOnControl(): ConversationRefusal;
+  /** An audio format change sent on a control connection: the formats are the media connection's. */
+  formatOnControl(): ConversationRefusal;
 }

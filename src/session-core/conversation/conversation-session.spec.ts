@@ -51,6 +51,7 @@ const REFUSALS: ConversationRefusals<View> = {
   unservedBySelfAnswering: () => null,
   outputFormat: (asked) => ({ code: 'unsupported_audio_format', message: `not ${asked}`, param: 'response.format' }),
   audioOnControl: () => ({ code: 'invalid_request', message: 'audio comes from the call', param: null }),
+  formatOnControl: () => ({ code: 'invalid_request', message: 'formats are the call’s', param: 'session.audio' }),
 };
 
 const user = (text: string): ConversationClientEvent<View> => ({

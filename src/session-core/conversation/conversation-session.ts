@@ -149,6 +149,9 @@ export class ConversationSession<V extends object> implements EventRenderer {
     if (request.type === 'append' && from !== this.media) {
       return this.refuse(this.refusals.audioOnControl(), request.clientEventId);
     }
+    if (request.type === 'session_update' && request.update.audioFormats !== undefined && from !== this.media) {
+      return this.refuse(this.refusals.formatOnControl(), request.clientEventId);
+    }
     // A response asked for while the engine stream reopens would find none: everything waits its turn there.
     if (CONVERSATION_REQUESTS.has(request.type) && !this.runtime.control()) return;
     this.runtime.inOrder(() => this.handle(request));

@@ -41,7 +41,8 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
     'The sideband: `?call_id=` (a call’s `rtc_…` id or its session’s `sess_…` id; the `openai` SDK’s ' +
       '`OpenAIRealtimeWS({ callID })`) with an API key of the call’s project joins a running call (WebRTC or a ' +
       'phone call) instead of opening a session: it receives the call’s server events from then on but the ' +
-      'output audio, and sends its client events but input audio (`input_audio_buffer.append` is refused with ' +
+      'output audio, and sends its client events but input audio and audio formats (`input_audio_buffer.append` and a ' +
+      '`session.update` of `session.audio` formats are refused with ' +
       '`invalid_request_error`). Closing it ends nothing; the call’s end closes it. A client secret is refused ' +
       '(403 `permission_denied`); a call of another project, an ended call, or a call held by another instance ' +
       'of the service (the one its media reaches) is 404 `not_found`.',

@@ -135,5 +135,11 @@ function realtimeRefusals(model: string): ConversationRefusals<ConversationView>
         'input_audio_buffer.append is not accepted here: the session hears the audio of its call only',
         null,
       ),
+    formatOnControl: () =>
+      new Refusal(
+        'invalid_request',
+        "session.audio formats are the call's own (its media connection's): a sideband cannot change them",
+        'session.audio',
+      ),
   };
 }
