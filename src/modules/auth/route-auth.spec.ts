@@ -19,6 +19,8 @@ POST admin/projects/:project_id/credit admin
 PUT admin/projects/:project_id/credit_limit admin
 PUT admin/projects/:project_id/limits admin
 GET admin/projects/:project_id/history admin
+POST audio/transcriptions api_key
+POST listen api_key
 POST live/client_secrets api_key_in_statement
 POST realtime/client_secrets api_key_in_statement
 GET asyncapi.json public
@@ -35,6 +37,7 @@ GET usage api_key
 GET usage/export api_key
 GET usage/normalized-meter-events api_key
 POST realtime/calls public
+POST realtime/calls/:call_id/hangup api_key
 POST realtime public
 OPTIONS realtime/calls public
 OPTIONS realtime public
