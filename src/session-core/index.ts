@@ -78,6 +78,7 @@ export {
 } from './conversation';
 export {
   EngineCapacityError,
+  FileTranscriptionError,
   FRAME_BYTES,
   FRAME_MS,
   FRAME_SAMPLES,
@@ -93,6 +94,9 @@ export {
   type EngineStream,
   type EngineStreamConfig,
   type EngineWord,
+  type FileTranscriber,
+  type FileTranscript,
+  type FileTranscriptionRequest,
   type ResponseEvent,
   type ResponseRequest,
   type ResponseSink,

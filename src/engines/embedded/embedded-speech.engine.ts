@@ -14,6 +14,7 @@ import {
 } from '../../session-core';
 import { PocketsphinxDecoder } from '../../../libs/pocketsphinx';
 import { nodeTimers } from '../../platform/clock/timers';
+import { BatchProcessEngine } from './batch-process/batch-process-engine';
 import { DecoderFactory } from './decoder-factory';
 import { DecoderPool } from './decoder-pool';
 import { EmbeddedStream } from './embedded-stream';
@@ -31,6 +32,7 @@ export const EMBEDDED_VOICE = 'aria';
 
 export class EmbeddedSpeechEngine implements SpeechEngine {
   readonly name = 'embedded';
+  readonly batch?: BatchProcessEngine;
   private readonly maxStreams: number;
   private readonly retryAfterMs: number;
   private readonly settings: EmbeddedEngineSettings;
@@ -60,6 +62,8 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
       options.logger,
     );
     this.pool = new DecoderPool(() => factory.create());
+    if (options.batch && options.batch.maxStreams > 0)
+      this.batch = new BatchProcessEngine({ ...options.batch, logger: options.logger });
   }
 
   /** Loads the shared VAD model and `warmDecoders` decoders now rather than on the first open(). */
@@ -117,6 +121,7 @@ export class EmbeddedSpeechEngine implements SpeechEngine {
   async shutdown(): Promise<void> {
     this.stopped = true;
     await Promise.allSettled([...this.streams].map((stream) => stream.close()));
+    await this.batch?.shutdown();
     await this.pool.close();
     await this.vad.release();
   }

@@ -25,6 +25,11 @@ export interface EmbeddedEngineOptions {
   /** retry_after_ms suggested when the engine is full. Default 2000. */
   retryAfterMs?: number;
   logger?: EngineLogger;
+  /**
+   * Batch (file) work on streams of a process of its own, at a lower OS priority (batch-process/):
+   * its own decoders, never this engine's streams. Absent or 0 streams: batch work shares this engine.
+   */
+  batch?: { maxStreams: number; nice: number };
   /** Tuning, mostly for tests and the benchmark. */
   tuning?: Partial<EngineTuning>;
   /** The persona's clock (time and date answers). */

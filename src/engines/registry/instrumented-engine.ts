@@ -41,6 +41,10 @@ export function instrumentEngine(
     capacity: () => engine.capacity(),
     hasCapacity: () => engine.hasCapacity(),
     shutdown: () => engine.shutdown(),
+    // Batch work is measured by its sessions, not as engine latency: faster-than-real-time pieces would
+    // make the live latency histograms read better than live sessions fare.
+    batch: engine.batch,
+    files: engine.files,
     async open(config: EngineStreamConfig, sink: EngineEventSink): Promise<EngineStream> {
       const utterance = new UtteranceClock(config.model, metrics, now);
       const stream = await engine.open(config, (event) => {

@@ -21,7 +21,7 @@ export class MetricsService {
   });
   readonly liveSessions = new Gauge({
     name: 'continuum_sessions_open',
-    help: 'Sessions with an open socket on this instance, by dialect',
+    help: 'Sessions open on this instance (a socket, or a batch request under way), by dialect',
     labelNames: ['dialect'] as const,
     registers: [this.registry],
   });

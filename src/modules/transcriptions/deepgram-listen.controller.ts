@@ -55,6 +55,7 @@ export class DeepgramListenController {
           : await fetchAudioUrl(urlOf(body), this.config.transcriptions, workspace.dir, UPLOAD_LIMIT_BYTES);
       const result = await this.transcriptions.transcribe(principal, upload, workspace, {
         ...options,
+        dialect: 'listen-prerecorded',
         signal: untilClientLeaves(reply),
       });
       void reply.header('dg-request-id', result.sessionId);

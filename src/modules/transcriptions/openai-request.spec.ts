@@ -14,6 +14,7 @@ describe('parseOpenAiFields', () => {
       responseFormat: 'json',
       granularities: [],
       stream: false,
+      prompt: null,
     });
     expect(
       parseOpenAiFields(
@@ -23,11 +24,16 @@ describe('parseOpenAiFields', () => {
           ['timestamp_granularities[]', 'word'],
           ['timestamp_granularities[]', 'segment'],
           ['language', 'en'],
-          ['prompt', 'ignored'],
+          ['prompt', 'kitchen lights'],
           ['temperature', '0.2'],
         ]),
       ),
-    ).toMatchObject({ responseFormat: 'verbose_json', granularities: ['word', 'segment'], language: 'en' });
+    ).toMatchObject({
+      responseFormat: 'verbose_json',
+      granularities: ['word', 'segment'],
+      language: 'en',
+      prompt: 'kitchen lights',
+    });
   });
 
   it("takes LiveKit's languages[] context hint as the language", () => {

@@ -1,7 +1,8 @@
 /**
  * The form fields of OpenAI's `POST /v1/audio/transcriptions` → what the service does with them.
- * Strict like OpenAI about wrong values and unknown fields; fields that change nothing here (the
- * prompt, temperature, logprobs, chunking, context hints) are validated and ignored (docs/api.md).
+ * Strict like OpenAI about wrong values and unknown fields; fields that change nothing here
+ * (temperature, logprobs, chunking, context hints) are validated and ignored (docs/api.md). The prompt
+ * goes to an engine that forwards files to an upstream, and is ignored by the others.
  */
 import { AppError } from '../../platform/errors/app-error';
 import { type Granularity, RESPONSE_FORMATS, type ResponseFormat } from './render/openai-formats';
@@ -12,10 +13,10 @@ export interface OpenAiTranscriptionRequest {
   responseFormat: ResponseFormat;
   granularities: Granularity[];
   stream: boolean;
+  prompt: string | null;
 }
 
 const IGNORED = new Set([
-  'prompt',
   'temperature',
   'include',
   'include[]',
@@ -39,7 +40,7 @@ export function parseOpenAiFields(fields: Map<string, string[]>): OpenAiTranscri
     return values[0];
   };
   for (const name of fields.keys()) {
-    const known = ['model', 'language', 'languages', 'languages[]', 'response_format', 'stream'];
+    const known = ['model', 'language', 'languages', 'languages[]', 'response_format', 'stream', 'prompt'];
     if (!known.includes(name) && !IGNORED.has(name) && !name.startsWith('timestamp_granularities')) {
       throw invalid(name, `Unrecognized request argument supplied: ${name}`);
     }
@@ -84,5 +85,6 @@ export function parseOpenAiFields(fields: Map<string, string[]>): OpenAiTranscri
     responseFormat: format as ResponseFormat,
     granularities: granularities as Granularity[],
     stream,
+    prompt: one('prompt') || null,
   };
 }

@@ -48,7 +48,11 @@ export class OpenAiTranscriptionsController {
       if (form.file === null) throw new AppError('invalid_parameter', 'file is required', { param: 'file' });
       const signal = untilClientLeaves(reply);
       if (!request.stream) {
-        const result = await this.transcriptions.transcribe(principal, form.file, workspace, { ...request, signal });
+        const result = await this.transcriptions.transcribe(principal, form.file, workspace, {
+          ...request,
+          dialect: 'transcriptions',
+          signal,
+        });
         const rendered = render(result, request.responseFormat, request.granularities);
         void reply.header('content-type', rendered.contentType);
         return rendered.body;
@@ -59,6 +63,7 @@ export class OpenAiTranscriptionsController {
       const firstOutput = new Promise<void>((resolve) => (started = resolve));
       const work = this.transcriptions.transcribe(principal, form.file, workspace, {
         ...request,
+        dialect: 'transcriptions',
         signal,
         onSegments: (segments) => {
           for (const segment of segments) {

@@ -1,7 +1,8 @@
 /**
  * One batch transcription, whichever endpoint asked: the upload (on disk) is decoded by ffmpeg, waits
  * for an engine stream in the batch queue, becomes a session, is cut at silences and recognised on as
- * many streams as live sessions can spare, then billed by its duration and closed.
+ * many streams as the budget spares (or sent whole to the engine's transcription upstream), then
+ * billed by its duration and closed.
  */
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
@@ -11,10 +12,18 @@ import { join } from 'node:path';
 import { AppConfig } from '../../config/app-config';
 import { AppError } from '../../platform/errors/app-error';
 import { ENGINE_REGISTRY, EngineRegistry } from '../../engines';
-import { DEFAULT_LANGUAGE, FRAME_MS, type SpeechEngine } from '../../session-core';
+import {
+  DEFAULT_LANGUAGE,
+  FileTranscriptionError,
+  FRAME_MS,
+  type FileTranscriber,
+  type FileTranscript,
+  type FileTranscriptionRequest,
+  type SpeechEngine,
+} from '../../session-core';
 import type { ApiKeyPrincipal } from '../auth';
 import { ModelCatalog } from '../models';
-import { BatchSessions } from './batch-sessions';
+import { type BatchDialect, BatchSessions } from './batch-sessions';
 import { BatchTranscriber, type TranscriptSegment } from './batch/batch-transcriber';
 import { SPLIT_DEFAULTS, splitAtSilences } from './batch/silence-splitter';
 import { StreamBudget } from './batch/stream-budget';
@@ -23,6 +32,7 @@ import { decodeAudio, DecoderUnavailableError, type RawPcm, UndecodableAudioErro
 import { transcriptionModelOf } from './transcription-models';
 import type { TranscriptResult } from './transcription.types';
 import type { SavedUpload } from './upload/upload-reader';
+import { upstreamFile } from './upload/upstream-file';
 
 /** OpenAI's limit for this endpoint; Deepgram's is larger, but one limit per service is simpler to state. */
 export const UPLOAD_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -36,6 +46,10 @@ export interface TranscriptionRequest {
   onSegments?: (segments: TranscriptSegment[]) => void;
   /** The client went away: stop. */
   signal?: AbortSignal;
+  /** Context for an engine that forwards files to an upstream (OpenAI's `prompt`); others ignore it. */
+  prompt?: string | null;
+  /** The metrics' `dialect` label of the session: the endpoint's family. */
+  dialect: BatchDialect;
 }
 
 /** A scratch folder per request, removed when it is done. */
@@ -47,7 +61,7 @@ export interface Workspace {
 @Injectable()
 export class TranscriptionsService implements OnModuleInit {
   private readonly logger = new Logger('Transcriptions');
-  private readonly budgets = new Map<SpeechEngine, StreamBudget>();
+  private readonly budgets = new Map<SpeechEngine | FileTranscriber, StreamBudget>();
   private readonly root: string;
 
   constructor(
@@ -111,11 +125,13 @@ export class TranscriptionsService implements OnModuleInit {
       sha256Of(upload.path),
     ]);
     const engine = this.engines.engineFor(model);
-    const budget = this.budgetOf(engine);
+    const route = routeOf(engine);
+    const file = route.kind === 'files' ? await upstreamFile(upload, container, workspace.dir) : null;
+    const budget = this.budgetOf(route);
     await budget.first();
     let held;
     try {
-      held = await this.batches.open(principal, model, language);
+      held = await this.batches.open(principal, model, language, request.dialect);
     } catch (error) {
       budget.settle(false);
       throw error;
@@ -123,19 +139,32 @@ export class TranscriptionsService implements OnModuleInit {
     const { session } = held;
     const signal = request.signal ? AbortSignal.any([request.signal, held.signal]) : held.signal;
     try {
-      const { max } = engine.capacity();
-      const parts = Math.min(max - StreamBudget.reserveOf(max), this.config.transcriptions.maxStreams);
-      const pieces = splitAtSilences(decoded.profile, { ...SPLIT_DEFAULTS, parts });
-      const segments = await new BatchTranscriber(engine, budget).run({
-        sessionId: session.id,
-        model,
-        language,
-        pcmPath: decoded.pcmPath,
-        pieces,
-        onPieceDone: request.onSegments,
-        signal,
-      });
-      const frames = await this.batches.complete(session.id, decoded.durationMs);
+      let segments: TranscriptSegment[];
+      if (route.kind === 'files') {
+        segments = await this.forward(route.files, budget, {
+          ...file!,
+          language,
+          prompt: request.prompt ?? null,
+          signal,
+        });
+        request.onSegments?.(segments);
+      } else {
+        const { max } = route.engine.capacity();
+        const reserve = route.shared ? StreamBudget.reserveOf(max) : 0;
+        const parts = Math.min(max - reserve, this.config.transcriptions.maxStreams);
+        const pieces = splitAtSilences(decoded.profile, { ...SPLIT_DEFAULTS, parts });
+        segments = await new BatchTranscriber(route.engine, budget).run({
+          sessionId: session.id,
+          model,
+          language,
+          pcmPath: decoded.pcmPath,
+          pieces,
+          onPieceDone: request.onSegments,
+          signal,
+        });
+      }
+      const wrapped = route.kind === 'streams' && route.shared;
+      const frames = await this.batches.complete(session.id, decoded.durationMs, !wrapped);
       return {
         sessionId: session.id,
         model,
@@ -154,14 +183,70 @@ export class TranscriptionsService implements OnModuleInit {
     }
   }
 
-  private budgetOf(engine: SpeechEngine): StreamBudget {
-    let budget = this.budgets.get(engine);
+  /** The whole file to an engine that takes files; the budget's grant is held until it answers. */
+  private async forward(
+    files: FileTranscriber,
+    budget: StreamBudget,
+    request: FileTranscriptionRequest,
+  ): Promise<TranscriptSegment[]> {
+    let answer: Promise<FileTranscript>;
+    try {
+      answer = files.transcribe(request);
+    } finally {
+      budget.settle(true);
+    }
+    try {
+      return (await answer).segments;
+    } catch (error) {
+      if (!(error instanceof FileTranscriptionError)) throw error;
+      this.logger.warn({ reason: error.reason, detail: error.message }, 'transcription upstream failed');
+      throw upstreamRefusal(error);
+    } finally {
+      budget.release();
+    }
+  }
+
+  private budgetOf(route: Route): StreamBudget {
+    const key = route.kind === 'files' ? route.files : route.engine;
+    let budget = this.budgets.get(key);
     if (!budget) {
       const { queueSize, queueTimeoutMs, maxStreams } = this.config.transcriptions;
-      budget = new StreamBudget(() => engine.capacity(), { queueSize, queueTimeoutMs, maxStreams });
-      this.budgets.set(engine, budget);
+      const capacity = route.kind === 'files' ? () => route.files.capacity() : () => route.engine.capacity();
+      budget = new StreamBudget(capacity, {
+        queueSize,
+        queueTimeoutMs,
+        maxStreams,
+        sharedWithLive: route.kind === 'streams' && route.shared,
+      });
+      this.budgets.set(key, budget);
     }
     return budget;
+  }
+}
+
+/**
+ * Where a model's batch work goes: whole files to an upstream (a remote engine with one), else pieces
+ * on transcription streams of the engine's batch engine (kept apart from live sessions), else of the
+ * engine itself (shared with live sessions, under their reserve).
+ */
+type Route = { kind: 'files'; files: FileTranscriber } | { kind: 'streams'; engine: SpeechEngine; shared: boolean };
+
+function routeOf(engine: SpeechEngine): Route {
+  if (engine.files) return { kind: 'files', files: engine.files };
+  if (engine.batch) return { kind: 'streams', engine: engine.batch, shared: false };
+  return { kind: 'streams', engine, shared: true };
+}
+
+function upstreamRefusal(error: FileTranscriptionError): AppError {
+  switch (error.reason) {
+    case 'timeout':
+      return new AppError('upstream_timeout', 'The transcription upstream did not answer in time; retry later');
+    case 'too_large':
+      return new AppError('payload_too_large', 'The file is larger than the transcription upstream takes', {
+        param: 'file',
+      });
+    default:
+      return new AppError('upstream_error', 'The transcription upstream failed to transcribe the file; retry later');
   }
 }
 

@@ -21,9 +21,12 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   concurrency_limit_exceeded: 429,
   internal_error: 500,
+  /** An upstream the service forwards to (a remote engine's transcription server) failed. */
+  upstream_error: 502,
   capacity_exhausted: 503,
   shutting_down: 503,
   database_unavailable: 503,
+  upstream_timeout: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

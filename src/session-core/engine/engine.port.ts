@@ -134,6 +134,56 @@ export interface SpeechEngine {
   /** Reserves a stream slot ahead of open() (secret creation); false when none is free. */
   hasCapacity(): boolean;
   shutdown(): Promise<void>;
+  /**
+   * Where batch (file) work opens its transcription streams when the engine keeps it apart from live
+   * sessions (the embedded engine: a process of its own at a lower OS priority, with its own streams).
+   * Absent: batch work opens streams on this engine, leaving a reserve for live sessions.
+   */
+  readonly batch?: SpeechEngine;
+  /** Whole files go to an upstream as they are (a remote engine's transcription upstream); wins over `batch`. */
+  readonly files?: FileTranscriber;
+}
+
+/** One file for an engine that takes files whole. */
+export interface FileTranscriptionRequest {
+  /** The upload on disk, as the client sent it (a headerless one already given a WAV header). */
+  path: string;
+  bytes: number;
+  /** Its media type (`audio/mpeg`) and a file name whose extension agrees (upstreams read either). */
+  contentType: string;
+  fileName: string;
+  /** `auto` or a language tag. */
+  language: string;
+  prompt: string | null;
+  signal: AbortSignal;
+}
+
+/** Times in ms from the start of the file. */
+export interface FileTranscript {
+  text: string;
+  segments: Array<{ startMs: number; endMs: number; text: string; confidence: number; words: EngineWord[] }>;
+}
+
+export interface FileTranscriber {
+  /** Files in flight at once, and how many may be. */
+  capacity(): EngineCapacity;
+  /** Rejects with FileTranscriptionError for what the upstream did; the caller answers for it. */
+  transcribe(request: FileTranscriptionRequest): Promise<FileTranscript>;
+}
+
+/**
+ * A file the upstream did not transcribe: `unavailable` (it failed, refused, or answered what cannot
+ * be read), `timeout` (no answer in time), `too_large` (more than it takes). The message is the
+ * service's own words: no upstream address, key or body.
+ */
+export class FileTranscriptionError extends Error {
+  constructor(
+    readonly reason: 'unavailable' | 'timeout' | 'too_large',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FileTranscriptionError';
+  }
 }
 
 export const SPEECH_ENGINE = Symbol('SPEECH_ENGINE');

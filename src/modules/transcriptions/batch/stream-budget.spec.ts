@@ -19,6 +19,19 @@ describe('StreamBudget', () => {
     expect(StreamBudget.reserveOf(2)).toBe(1);
   });
 
+  it('keeps no reserve on an engine kept for batch work', async () => {
+    const b = new StreamBudget(() => capacity, {
+      queueSize: 2,
+      queueTimeoutMs: 5000,
+      maxStreams: 100,
+      sharedWithLive: false,
+    });
+    await b.first();
+    let more = 0;
+    while (b.more()) more++;
+    expect(1 + more).toBe(8);
+  });
+
   it('uses at most maxStreams at once, and a released stream serves the next request', async () => {
     const b = budget(2, 5000, 2);
     await b.first();

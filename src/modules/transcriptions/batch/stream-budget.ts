@@ -29,6 +29,11 @@ export interface StreamBudgetOptions {
    * make a live session's decodes wait behind them (measured: bench/results/batch.json).
    */
   maxStreams: number;
+  /**
+   * Whether the engine's streams are live sessions' too, so a reserve is kept for them; false for an
+   * engine kept for batch work (SpeechEngine.batch, files).
+   */
+  sharedWithLive?: boolean;
 }
 
 export class StreamBudget {
@@ -122,7 +127,8 @@ export class StreamBudget {
 
   private spare(): number {
     const { inUse, max } = this.capacity();
-    const engine = max - inUse - this.granted - StreamBudget.reserveOf(max);
+    const reserve = this.options.sharedWithLive === false ? 0 : StreamBudget.reserveOf(max);
+    const engine = max - inUse - this.granted - reserve;
     return Math.min(engine, this.options.maxStreams - this.held);
   }
 
