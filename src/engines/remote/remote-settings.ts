@@ -3,6 +3,7 @@
  * their defaults. See README "Serving real models" for worked examples.
  */
 import type { ConfigSection, CredentialRef } from '../registry/config-section';
+import { type FileUpstreamSettings, parseFileUpstream } from './file-upstream-settings';
 
 export const PROTOCOLS = ['vllm-realtime', 'openai-realtime'] as const;
 export type RemoteProtocolName = (typeof PROTOCOLS)[number];
@@ -33,6 +34,8 @@ export interface RemoteSettings {
   backoffMaxMs: number;
   /** Audio kept before the detected speech onset and sent with the utterance. */
   prefixPaddingMs: number;
+  /** Batch requests' files go whole to this upstream; null: they are fed through the workers' streams. */
+  files: FileUpstreamSettings | null;
 }
 
 const KEYS = [
@@ -53,6 +56,7 @@ const KEYS = [
   'backoffMinMs',
   'backoffMaxMs',
   'prefixPaddingMs',
+  'files',
 ];
 
 export function parseRemoteSettings(section: ConfigSection): RemoteSettings {
@@ -87,5 +91,6 @@ export function parseRemoteSettings(section: ConfigSection): RemoteSettings {
     backoffMinMs,
     backoffMaxMs: section.int('backoffMaxMs', Math.max(30_000, backoffMinMs), backoffMinMs, 3_600_000),
     prefixPaddingMs: section.int('prefixPaddingMs', 300, 0, 2_000),
+    files: parseFileUpstream(section, 'files'),
   };
 }

@@ -13,6 +13,7 @@ import {
   SpeechEngine,
 } from '../../session-core';
 import type { EngineLogger } from '../registry/engine-kind';
+import { FileUpstream } from './file-upstream';
 import { OpenAiRealtimeProtocol } from './protocols/openai-realtime.protocol';
 import { VllmRealtimeProtocol } from './protocols/vllm-realtime.protocol';
 import type { WorkerProtocol } from './protocols/worker-protocol';
@@ -23,6 +24,7 @@ import { WorkerPool } from './worker-pool';
 export class RemoteSpeechEngine implements SpeechEngine {
   readonly name = 'remote';
   readonly pool: WorkerPool;
+  readonly files?: FileUpstream;
   private readonly streams = new Set<RemoteStream>();
   private opening = 0;
   private readonly vad = new SharedVadModel();
@@ -33,8 +35,10 @@ export class RemoteSpeechEngine implements SpeechEngine {
     private readonly settings: RemoteSettings,
     private readonly apiKey: () => string | undefined,
     private readonly logger: EngineLogger,
+    filesApiKey: () => string | undefined = () => undefined,
   ) {
     this.pool = new WorkerPool(settings, logger);
+    if (settings.files) this.files = new FileUpstream(settings.files, filesApiKey, logger);
   }
 
   /** Probes the workers and loads the VAD, so the first session waits for neither. */

@@ -143,6 +143,7 @@ export class TranscriptionsService implements OnModuleInit {
       if (route.kind === 'files') {
         segments = await this.forward(route.files, budget, {
           ...file!,
+          durationMs: decoded.durationMs,
           language,
           prompt: request.prompt ?? null,
           signal,

@@ -155,6 +155,8 @@ export interface FileTranscriptionRequest {
   /** `auto` or a language tag. */
   language: string;
   prompt: string | null;
+  /** The audio's length as decoded here: a transcript's end when the upstream gives no times. */
+  durationMs: number;
   signal: AbortSignal;
 }
 
