@@ -72,8 +72,46 @@ describe('engines configuration', () => {
       { engines: { asr: { ...remote, apiKey: 'sk-123' }, local: { kind: 'scripted' } }, models: MODELS },
       /ENGINES_JSON engines\.asr\.apiKey: must be \{"env": "VARIABLE"\} or \{"file": "\/path"\}/,
     ],
+    [
+      'a files upstream that is not http(s)',
+      {
+        engines: { asr: { ...remote, files: { url: 'ws://whisper/v1', model: 'w' } }, local: { kind: 'scripted' } },
+        models: MODELS,
+      },
+      /ENGINES_JSON engines\.asr\.files\.url: must be an http\(s\) URL/,
+    ],
+    [
+      "a files upstream's key written into the document",
+      {
+        engines: {
+          asr: { ...remote, files: { url: 'http://whisper/v1', model: 'w', apiKey: 'sk-1' } },
+          local: { kind: 'scripted' },
+        },
+        models: MODELS,
+      },
+      /ENGINES_JSON engines\.asr\.files\.apiKey: must be \{"env": "VARIABLE"\}/,
+    ],
   ])('stops the start on %s, naming the setting', (_case, document, message) => {
     expect(failure(document)).toMatch(message);
+  });
+
+  it('gives a remote engine with "files" a file upstream, and the embedded engine a batch process', async () => {
+    const files = { url: 'http://whisper:8000/v1', model: 'whisper-large-v3', apiKey: { env: 'WHISPER_KEY' } };
+    const document = {
+      engines: { asr: { ...remote, files }, local: { kind: 'embedded', batchStreams: 3 } },
+      models: MODELS,
+    };
+    expect(() => start(document)).toThrow(
+      /engine asr: its files\.apiKey \(\{"env":"WHISPER_KEY"\}\) is empty or unset/,
+    );
+    const registry = start(document, { WHISPER_KEY: 'sk-w' });
+    expect(registry.engineFor('vendor-asr-streaming').files?.capacity()).toEqual({ inUse: 0, max: 4 });
+    expect(registry.engineFor('vendor-voicechat').batch?.capacity()).toEqual({ inUse: 0, max: 3 });
+    await registry.shutdown();
+    const without = start({ engines: { asr: remote, local: { kind: 'embedded', batchStreams: 0 } }, models: MODELS });
+    expect(without.engineFor('vendor-asr-streaming').files).toBeUndefined();
+    expect(without.engineFor('vendor-voicechat').batch).toBeUndefined();
+    await without.shutdown();
   });
 
   it('takes SPEECH_ENGINE from the registered kinds, the one list of them', () => {

@@ -60,7 +60,10 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
       form.on('file', (_name, stream, info) => {
         const parts: Buffer[] = [];
         stream.on('data', (part: Buffer) => parts.push(part));
-        stream.on('end', () => (got.file = { name: info.filename, type: info.mimeType, bytes: Buffer.concat(parts) }));
+        stream.on(
+          'end',
+          () => (got.file = { name: info.filename ?? '', type: info.mimeType, bytes: Buffer.concat(parts) }),
+        );
       });
       form.on('close', () => {
         received.push(got);
