@@ -12,7 +12,7 @@ import { parseListenQuery } from './deepgram-request';
 import { untilClientLeaves } from './http-body';
 import { deepgramResponse } from './render/deepgram-response';
 import { TranscriptionsService, UPLOAD_LIMIT_BYTES } from './transcriptions.service';
-import { LISTEN_BODY_SCHEMA, LISTEN_RESPONSE_SCHEMA } from './transcriptions.openapi';
+import { ApiUpstreamErrors, LISTEN_BODY_SCHEMA, LISTEN_RESPONSE_SCHEMA } from './transcriptions.openapi';
 import { saveRawUpload } from './upload/upload-reader';
 import { fetchAudioUrl } from './upload/url-fetcher';
 
@@ -37,6 +37,7 @@ export class DeepgramListenController {
   @ApiConsumes('audio/wav', 'audio/mpeg', 'audio/flac', 'audio/ogg', 'audio/webm', 'audio/mp4', 'application/json')
   @ApiBody({ schema: LISTEN_BODY_SCHEMA })
   @ApiOkResponse({ description: "Deepgram's prerecorded response", schema: LISTEN_RESPONSE_SCHEMA })
+  @ApiUpstreamErrors()
   async listen(
     @Auth() principal: ApiKeyPrincipal,
     @Query() query: Record<string, unknown>,

@@ -13,7 +13,7 @@ import { parseOpenAiFields } from './openai-request';
 import { fullText, render, sseEvent } from './render/openai-formats';
 import { TranscriptionsService, UPLOAD_LIMIT_BYTES } from './transcriptions.service';
 import { readMultipartUpload } from './upload/upload-reader';
-import { TRANSCRIPTION_FORM_SCHEMA, TRANSCRIPTION_RESPONSE_CONTENT } from './transcriptions.openapi';
+import { ApiUpstreamErrors, TRANSCRIPTION_FORM_SCHEMA, TRANSCRIPTION_RESPONSE_CONTENT } from './transcriptions.openapi';
 
 @ApiTags('Transcriptions')
 @Authenticated()
@@ -33,6 +33,7 @@ export class OpenAiTranscriptionsController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: TRANSCRIPTION_FORM_SCHEMA })
   @ApiOkResponse({ description: 'The transcript in the asked format', content: TRANSCRIPTION_RESPONSE_CONTENT })
+  @ApiUpstreamErrors()
   async create(
     @Auth() principal: ApiKeyPrincipal,
     @Req() req: FastifyRequest,

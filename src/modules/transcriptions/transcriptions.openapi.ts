@@ -1,5 +1,7 @@
 /** The two endpoints' bodies and answers in the OpenAPI document (they are forms and audio, not DTOs). */
-import type { ApiOkResponse } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse, type ApiOkResponse } from '@nestjs/swagger';
+import { ErrorEnvelopeDto } from '../../platform/openapi/error.dto';
 
 type ResponseOptions = NonNullable<Parameters<typeof ApiOkResponse>[0]>;
 type SchemaObject = NonNullable<Extract<ResponseOptions, { schema?: unknown }>['schema']>;
@@ -17,7 +19,10 @@ export const TRANSCRIPTION_FORM_SCHEMA: SchemaObject = {
         'vendor-asr-streaming, an OpenAI transcription model name (whisper-1, gpt-4o-transcribe…) or an alias',
     },
     language: { type: 'string', description: 'ISO-639-1; absent: auto' },
-    prompt: { type: 'string', description: 'Accepted, ignored' },
+    prompt: {
+      type: 'string',
+      description: "Sent to the model's transcription upstream when its engine forwards files; ignored otherwise",
+    },
     response_format: { type: 'string', enum: [...RESPONSE_FORMATS], default: 'json' },
     temperature: { type: 'number', minimum: 0, maximum: 1, description: 'Accepted, ignored' },
     'timestamp_granularities[]': {
@@ -135,3 +140,18 @@ export const LISTEN_RESPONSE_SCHEMA: SchemaObject = {
     },
   },
 };
+
+/** What a transcription route answers when its engine forwards files to an upstream that fails. */
+export const ApiUpstreamErrors = (): MethodDecorator =>
+  applyDecorators(
+    ApiResponse({
+      status: 502,
+      description: "Bad Gateway: `upstream_error`, the engine's transcription upstream failed (docs/api.md)",
+      type: ErrorEnvelopeDto,
+    }),
+    ApiResponse({
+      status: 504,
+      description: "Gateway Timeout: `upstream_timeout`, the engine's transcription upstream did not answer in time",
+      type: ErrorEnvelopeDto,
+    }),
+  );
