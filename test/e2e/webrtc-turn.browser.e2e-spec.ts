@@ -117,11 +117,15 @@ describeIfBoth('a call relayed by TURN (coturn over TCP) from Chromium', () => {
     const page = await browser.context.newPage();
     await page.goto(siteUrl);
     const iceServers = [{ urls: url, ...turn.credentials() }];
-    await page.evaluate(([base, secret, servers]) => (globalThis as any).call(base, secret, servers), [
-      app.t.baseUrl,
-      value,
-      iceServers,
-    ] as const);
+    await page
+      .evaluate(([base, secret, servers]) => (globalThis as any).call(base, secret, servers), [
+        app.t.baseUrl,
+        value,
+        iceServers,
+      ] as const)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\ncoturn's log:\n${turn.log()}`);
+      });
     return page;
   }
 

@@ -18,8 +18,6 @@ export interface Coturn {
   allocations(): number;
   /** coturn's log so far (for a failing test's message). */
   log(): string;
-  /** coturn's log so far (for a failing test's message). */
-  log(): string;
   stop(): Promise<void>;
 }
 
@@ -92,7 +90,6 @@ export async function startCoturn(): Promise<Coturn> {
       return { username, credential: createHmac('sha1', secret).update(username).digest('base64') };
     },
     allocations: () => output.split('\n').filter((line) => /ALLOCATE processed, success/.test(line)).length,
-    log: () => output,
     log: () => output,
     async stop() {
       child.kill('SIGTERM');
