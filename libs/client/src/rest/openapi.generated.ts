@@ -916,7 +916,7 @@ export interface operations {
                     language?: string;
                     /** @description vendor-asr-streaming, an OpenAI transcription model name (whisper-1, gpt-4o-transcribe…) or an alias */
                     model?: string;
-                    /** @description Accepted, ignored */
+                    /** @description Sent to the model's transcription upstream when its engine forwards files; ignored otherwise */
                     prompt?: string;
                     /**
                      * @default json
@@ -1041,8 +1041,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Bad Gateway: `upstream_error`, the engine's transcription upstream failed (docs/api.md) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Gateway Timeout: `upstream_timeout`, the engine's transcription upstream did not answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1200,8 +1218,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Bad Gateway: `upstream_error`, the engine's transcription upstream failed (docs/api.md) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Service Unavailable: `capacity_exhausted`, `shutting_down` or `database_unavailable`, with `retry_after_ms` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Gateway Timeout: `upstream_timeout`, the engine's transcription upstream did not answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
