@@ -275,8 +275,11 @@ describe('batch transcription (POST /v1/audio/transcriptions, POST /v1/listen)',
         file: await toFile(longWav, 'long.wav'),
         model: 'whisper-1',
       });
-      // Let the batch take what it may of the engine's 4 streams (3: one is kept for live sessions).
+      // The batch runs in the embedded engine's batch process: none of the live engine's 4 streams is taken.
       await new Promise((r) => setTimeout(r, 1500));
+      const scraped = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      expect(scraped).toMatch(/continuum_sessions_open\{dialect="transcriptions"\} 1/);
+      expect(scraped).toMatch(/continuum_engine_streams_in_use\{engine="embedded"\} 0/);
       const deepgram = new DeepgramClient({ apiKey, baseUrl: t.baseUrl.replace('http', 'ws') });
       const connection = await deepgram.listen.v1.connect({
         model: 'nova-3',
