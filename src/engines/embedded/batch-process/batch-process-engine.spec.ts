@@ -51,9 +51,13 @@ describe('BatchProcessEngine', () => {
   let utterance: fixtures.Utterance;
 
   beforeAll(async () => {
+    process.env.DATABASE_URL_FOR_THE_SPEC = 'postgres://u:SECRET_FOR_THE_SPEC@db/x';
     [utterance] = await fixtures.fliteUtterances('rms', [fixtures.FLITE_SENTENCES[1]]);
   }, 60_000);
-  afterAll(() => engine.shutdown());
+  afterAll(async () => {
+    delete process.env.DATABASE_URL_FOR_THE_SPEC;
+    await engine.shutdown();
+  });
 
   it('recognises in a child at the asked priority, on streams of its own, and the idle child leaves', async () => {
     const log = new EventLog();
@@ -63,6 +67,8 @@ describe('BatchProcessEngine', () => {
     expect(getPriority(pid)).toBe(10);
     // The threads that decode (libuv's pool) started after the child lowered itself.
     expect(threadNices(pid).filter((nice) => nice === 10).length).toBeGreaterThanOrEqual(5);
+    // The service's secrets stay out of the child's environment.
+    expect(readFileSync(`/proc/${pid}/environ`, 'latin1')).not.toContain('SECRET_FOR_THE_SPEC');
     expect(engine.capacity()).toEqual({ inUse: 1, max: 1 });
     await expect(engine.open(config, () => undefined)).rejects.toBeInstanceOf(EngineCapacityError);
 

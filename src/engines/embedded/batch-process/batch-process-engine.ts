@@ -124,6 +124,8 @@ export class BatchProcessEngine implements SpeechEngine {
     const workerOptions: WorkerOptions = { maxStreams: this.options.maxStreams, nice: this.options.nice };
     const child = fork(entry, [JSON.stringify(workerOptions)], {
       execArgv,
+      // Only what it needs: the service's secrets (database URL, keys, upstream credentials) stay out of it.
+      env: childEnv(),
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -284,4 +286,12 @@ function workerEntry(): { entry: string; execArgv: string[] } {
   const js = join(__dirname, 'batch-worker.js');
   if (existsSync(js)) return { entry: js, execArgv: [] };
   return { entry: join(__dirname, 'batch-worker.ts'), execArgv: ['-r', 'ts-node/register/transpile-only'] };
+}
+
+const CHILD_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'UV_THREADPOOL_SIZE', 'NODE_OPTIONS'];
+
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of CHILD_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
 }
