@@ -17,11 +17,12 @@ interface View {
 class RespondingEngine extends FakeEngine {
   readonly conversation = { responses: true, tools: false };
   readonly requests: { request: ResponseRequest; sink: ResponseSink; stream: FakeStream }[] = [];
+  readonly cancelled: string[] = [];
 
   override async open(...args: Parameters<FakeEngine['open']>) {
     const stream = (await super.open(...args)) as FakeStream & Record<string, unknown>;
     stream.respond = (request: ResponseRequest, sink: ResponseSink) => this.requests.push({ request, sink, stream });
-    stream.cancelResponse = () => undefined;
+    stream.cancelResponse = (responseId: string) => this.cancelled.push(responseId);
     return stream;
   }
 }
@@ -70,6 +71,7 @@ describe('ConversationSession driven by two connections', () => {
     const clock = new FakeClock();
     const engine = new RespondingEngine();
     const store = new FakeStore();
+    const meter = new FakeMeter(store.log);
     const session = new ConversationSession<View>({
       sessionId: 'sess_two',
       config: {
@@ -82,7 +84,7 @@ describe('ConversationSession driven by two connections', () => {
       },
       engine,
       store,
-      meter: new FakeMeter(),
+      meter,
       clock,
       view: { voice: 'alloy' },
       refusals: REFUSALS,
@@ -92,7 +94,7 @@ describe('ConversationSession driven by two connections', () => {
     session.attach(media, 'media');
     session.attach(control, 'control');
     await clock.advanceAsync(20);
-    return { clock, engine, store, session, media, control };
+    return { clock, engine, store, meter, session, media, control };
   };
 
   it('shows both connections the one conversation; either steers it; only the media connection hears the voice', async () => {
@@ -179,6 +181,55 @@ describe('ConversationSession driven by two connections', () => {
       expect(connection.types().at(-1)).toBe('closed');
       expect(connection.closed).toMatchObject({ code: 1000 });
     }
+  });
+
+  describe('bills the response its end cuts before the session is recorded closed', () => {
+    const inFlight = async () => {
+      const started = await start();
+      const { clock, engine, session, media } = started;
+      session.receive({ type: 'append', audio: Buffer.alloc(3840 * 2) }, media);
+      session.receive(user('x'.repeat(400)), media); // 100 tokens, and 4 for the message
+      session.receive({ type: 'response_create', options: { conversation: 'auto' } }, media);
+      await clock.advanceAsync(20);
+      const { request, sink } = engine.requests[0];
+      sink({ type: 'text', delta: 'Hello, wo' }); // 3 tokens
+      await clock.advanceAsync(20);
+      return { ...started, responseId: request.responseId, sink };
+    };
+    const cut = (outputs: ConversationOutput<View>[]) =>
+      outputs.find((output) => output.type === 'response_done' && output.response.status === 'cancelled');
+
+    it('at a limit: the engine told to stop, the tokens metered before the close, response.done then closed', async () => {
+      const { clock, engine, store, meter, session, media, control, responseId } = await inFlight();
+      const ended = session.runtime.end({ kind: 'expired' });
+      await clock.advanceAsync(20);
+      await ended;
+      expect(engine.cancelled).toEqual([responseId]);
+      expect(meter.written.map((batch) => batch.tokens)).toEqual([undefined, { input: 104, output: 3 }]);
+      expect(store.log.slice(-3)).toEqual(['meter:1', 'meter:2', 'close:expired']);
+      for (const connection of [media, control]) {
+        expect(cut(connection.outputs)).toMatchObject({
+          response: { reason: 'session_ended', usage: { inputTokens: 104, outputTokens: 3 } },
+        });
+        expect(connection.types().slice(-2)).toEqual(['response_done', 'closed']);
+      }
+    });
+
+    it('at a hang-up: billed the same, and those still watching hear the response end', async () => {
+      const { clock, engine, store, meter, session, media, control, responseId, sink } = await inFlight();
+      session.leave(media, false);
+      await clock.advanceAsync(20);
+      // The engine's own end of it, after the session cut it, bills nothing more.
+      sink({ type: 'finished', status: 'cancelled', reason: null, usage: { inputTokens: 500, outputTokens: 50 } });
+      await clock.advanceAsync(20);
+      await session.runtime.done;
+      expect(engine.cancelled).toEqual([responseId]);
+      const tokens = meter.written.flatMap((batch) => (batch.tokens ? [batch.tokens] : []));
+      expect(tokens).toEqual([{ input: 104, output: 3 }]);
+      expect(store.log.at(-1)).toBe('close:connection_lost');
+      expect(cut(control.outputs)).toMatchObject({ response: { reason: 'session_ended' } });
+      expect(cut(media.outputs)).toBeUndefined();
+    });
   });
 
   it('closes a control connection that stops reading, alone', async () => {

@@ -36,7 +36,7 @@ import type {
 
 export interface ConversationSessionOptions<V extends object> extends Omit<
   SessionRuntimeOptions,
-  'renderer' | 'transport'
+  'renderer' | 'transport' | 'onEnding'
 > {
   /** The configuration as the engine can serve it (the dialect leaves out what its engine cannot do). */
   readonly config: SessionConfig;
@@ -111,7 +111,13 @@ export class ConversationSession<V extends object> implements EventRenderer {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
     }
-    this.runtime = new SessionRuntime({ ...runtimeOptions, transport: this.runtimeTransport(), renderer: this });
+    this.runtime = new SessionRuntime({
+      ...runtimeOptions,
+      transport: this.runtimeTransport(),
+      renderer: this,
+      // The response in flight is cut and billed before the session's usage is recorded.
+      onEnding: () => this.perform(this.model.sessionEnding()),
+    });
     this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
     if (secret?.refusal) this.runtime.handle({ type: 'reject', ...secret.refusal });
     // Connections still attached when the session has ended are closed with it.
@@ -208,7 +214,6 @@ export class ConversationSession<V extends object> implements EventRenderer {
         break;
       case 'closed':
         this.idle.stop();
-        this.perform(this.model.sessionEnding());
         this.deliver(event);
         break;
     }
