@@ -92,6 +92,20 @@ describe('the sideband of a WebRTC call', () => {
     expect(level(p.heard.slice(heardBefore))).toBeGreaterThan(500);
     expect(events.filter((e) => e.type === 'error')).toEqual([]);
 
+    // One client's fault never reaches the other: each refusal is told to the connection that sent it alone.
+    const callerErrors = () => p.events.filter((e) => e.type === 'error').map((e) => e.error.event_id as string);
+    const sidebandErrors = () => events.filter((e) => e.type === 'error').map((e) => e.error.event_id as string);
+    rt.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(4800).toString('base64'), event_id: 'side_1' });
+    p.send({ type: 'conversation.item.retrieve', item_id: 'item_none', event_id: 'caller_1' });
+    await waitFor(async () => sidebandErrors().length > 0 && callerErrors().length > 0, 10_000);
+    // What follows on both, in order after any error either could have been sent: the last update.
+    rt.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Seat them now.' } });
+    const updated = (e: ConversationEvent) =>
+      e.type === 'session.updated' && e.session.instructions === 'Seat them now.';
+    await waitFor(async () => events.some(updated) && p.events.some(updated), 10_000);
+    expect(sidebandErrors()).toEqual(['side_1']);
+    expect(callerErrors()).toEqual(['caller_1']);
+
     rt.close();
     await waitFor(async () => sidebandClosed !== null, 5000);
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,4 +1,5 @@
 import type { ResponseRequest, ResponseSink } from '../engine/engine.port';
+import type { SessionLimits } from '../model/session.types';
 import { FakeClock } from '../testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeStream } from '../testing/fakes';
 import type {
@@ -67,7 +68,7 @@ const user = (text: string): ConversationClientEvent<View> => ({
 });
 
 describe('ConversationSession driven by two connections', () => {
-  const start = async () => {
+  const start = async (limits: Partial<SessionLimits> = {}) => {
     const clock = new FakeClock();
     const engine = new RespondingEngine();
     const store = new FakeStore();
@@ -86,6 +87,7 @@ describe('ConversationSession driven by two connections', () => {
       store,
       meter,
       clock,
+      limits,
       view: { voice: 'alloy' },
       refusals: REFUSALS,
     });
@@ -141,7 +143,7 @@ describe('ConversationSession driven by two connections', () => {
     await clock.advanceAsync(20);
     expect(engine.last.pushed).toHaveLength(0);
     expect(control.errors()).toEqual(['invalid_request']);
-    expect(media.errors()).toEqual(['invalid_request']);
+    expect(media.errors()).toEqual([]);
 
     session.receive({ type: 'append', audio: Buffer.alloc(3840) }, media);
     await clock.advanceAsync(20);
@@ -181,6 +183,47 @@ describe('ConversationSession driven by two connections', () => {
       expect(connection.types().at(-1)).toBe('closed');
       expect(connection.closed).toMatchObject({ code: 1000 });
     }
+  });
+
+  it('tells a client’s error to the connection that caused it alone, and the session’s own to every connection', async () => {
+    const { clock, engine, session, media, control } = await start();
+    // The control connection's faults: a format change it may not make, an item that is not there.
+    session.receive({ type: 'session_update', update: { settings: {}, view: {}, audioFormats: {} } }, control);
+    session.receive({ type: 'item_retrieve', itemId: 'item_nope', clientEventId: 'evt_c' }, control);
+    // The media connection's: an event its parser refused, a cancel with no response running.
+    const refused = { type: 'reject', code: 'invalid_event', message: 'bad', param: null, clientEventId: 'evt_m' };
+    session.receive(refused as const, media);
+    session.receive({ type: 'response_cancel' }, media);
+    await clock.advanceAsync(20);
+    expect(control.errors()).toEqual(['invalid_request', 'item_not_found']);
+    expect(media.errors()).toEqual(['invalid_event', 'response_cancel_not_active']);
+    // Held while the engine stream reopens (a turn detection change), then replayed: still each its own.
+    const vad = { type: 'server_vad', threshold: 0.5, silenceDurationMs: 500, prefixPaddingMs: 300 } as const;
+    session.receive({ type: 'session_update', update: { settings: {}, view: {}, turnDetection: vad } }, control);
+    session.receive(user('one'), control);
+    session.receive(user('one'), media); // the same id again
+    expect(engine.streams).toHaveLength(1); // still reopening: both held
+    await clock.advanceAsync(20);
+    expect(engine.streams).toHaveLength(2);
+    expect(media.errors().at(-1)).toBe('item_already_exists');
+    expect(control.errors()).toHaveLength(2);
+
+    // The session's own: the engine's failure is everyone's.
+    engine.last.sink({ type: 'error', code: 'upstream', message: 'the upstream stumbled' });
+    await clock.advanceAsync(20);
+    expect(media.errors().at(-1)).toBe('engine_error');
+    expect(control.errors().at(-1)).toBe('engine_error');
+  });
+
+  it('tells every connection of a broken limit that ends the session, whichever broke it', async () => {
+    const { clock, session, media, control } = await start({ controlBurst: 3, controlPerSecond: 0.001 });
+    for (let i = 0; i < 4; i++) session.receive({ type: 'item_retrieve', itemId: `item_${i}` }, control);
+    await clock.advanceAsync(20);
+    await session.runtime.done;
+    // Three were the control connection's own refusals; the limit ended the call for both.
+    expect(control.errors()).toEqual(['item_not_found', 'item_not_found', 'item_not_found', 'rate_limit_exceeded']);
+    expect(media.errors()).toEqual(['rate_limit_exceeded']);
+    expect(media.types().at(-1)).toBe('closed');
   });
 
   describe('bills the response its end cuts before the session is recorded closed', () => {

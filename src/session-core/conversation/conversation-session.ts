@@ -13,7 +13,7 @@ import { WireAudio, type AudioFormatName } from '../../platform/audio/audio-form
 import type { ResponseEvent, SpeechEngine } from '../engine/engine.port';
 import type { SessionCommand } from '../model/session.commands';
 import type { ServerEvent } from '../model/session.events';
-import type { SessionConfig, SessionDescriptor } from '../model/session.types';
+import type { SessionConfig, SessionDescriptor, SessionError } from '../model/session.types';
 import { systemClock, type EventRenderer, type LoggerPort, type TransportPort } from '../runtime/ports';
 import { DEFAULT_RUNTIME_TUNING, type SessionRuntimeOptions } from '../runtime/runtime-options';
 import { SessionRuntime } from '../runtime/session.runtime';
@@ -79,6 +79,8 @@ export class ConversationSession<V extends object> implements EventRenderer {
   private readonly wire: WireAudio;
   private media: ConversationConnection<V> | null = null;
   private readonly controls = new Set<ConversationConnection<V>>();
+  /** The connection whose client event is being handled: an error it causes is told to it alone. */
+  private source: ConversationConnection<V> | null = null;
   private overflowed = false;
   /** A change of turn detection: it applies once the session core took it. */
   private asked: ConversationSettingsChange<V> | null = null;
@@ -152,15 +154,29 @@ export class ConversationSession<V extends object> implements EventRenderer {
 
   /** A client event a connection parsed. Items and responses are counted here, the rest by the runtime. */
   receive(request: ConversationClientEvent<V>, from: ConversationConnection<V>): void {
-    if (request.type === 'append' && from !== this.media) {
-      return this.refuse(this.refusals.audioOnControl(), request.clientEventId);
-    }
-    if (request.type === 'session_update' && request.update.audioFormats !== undefined && from !== this.media) {
-      return this.refuse(this.refusals.formatOnControl(), request.clientEventId);
-    }
     // A response asked for while the engine stream reopens would find none: everything waits its turn there.
     if (CONVERSATION_REQUESTS.has(request.type) && !this.runtime.control()) return;
-    this.runtime.inOrder(() => this.handle(request));
+    this.runtime.inOrder(() => this.handleFrom(from, request));
+  }
+
+  /**
+   * A connection's client event, handled now (the runtime runs its effects before returning): the
+   * errors it causes are that connection's, while the session's own go to every connection.
+   */
+  private handleFrom(from: ConversationConnection<V>, request: ConversationClientEvent<V>): void {
+    const outer = this.source;
+    this.source = from;
+    try {
+      if (request.type === 'append' && from !== this.media) {
+        return this.refuse(this.refusals.audioOnControl(), request.clientEventId);
+      }
+      if (request.type === 'session_update' && request.update.audioFormats !== undefined && from !== this.media) {
+        return this.refuse(this.refusals.formatOnControl(), request.clientEventId);
+      }
+      this.handle(request);
+    } finally {
+      this.source = outer;
+    }
   }
 
   /** A caller's keypress (a phone call's DTMF), told to every connection in order with the session's events. */
@@ -210,7 +226,8 @@ export class ConversationSession<V extends object> implements EventRenderer {
         this.asked = null; // what it asked does not apply: session.updated shows what is in force
         // As on the transcription half: an event refused because the session is ending is answered
         // by the end's own error, since clients take the first error as fatal.
-        if (event.error.code !== 'session_closed') this.deliver({ type: 'error', error: event.error });
+        if (event.error.code !== 'session_closed')
+          this.deliver({ type: 'error', error: event.error }, this.blamed(event));
         break;
       case 'closed':
         this.idle.stop();
@@ -307,9 +324,10 @@ export class ConversationSession<V extends object> implements EventRenderer {
 
   /** Effects from a client request or an engine callback: their events go out after the effects in flight. */
   private send(effects: readonly ConversationEffect[]): void {
-    const outputs: ConversationOutput<V>[] = [];
-    this.carryOut(effects, (output) => outputs.push(output));
-    if (outputs.length > 0) this.runtime.afterEffects(() => outputs.forEach((output) => this.deliver(output)));
+    const outputs: [ConversationOutput<V>, ConversationConnection<V> | null][] = [];
+    this.carryOut(effects, (output, only) => outputs.push([output, only]));
+    if (outputs.length > 0)
+      this.runtime.afterEffects(() => outputs.forEach(([output, only]) => this.deliver(output, only)));
   }
 
   /** Effects met while rendering a session event: their events are that event's, delivered now. */
@@ -318,17 +336,29 @@ export class ConversationSession<V extends object> implements EventRenderer {
     return null;
   }
 
-  private readonly deliverNow = (output: ConversationOutput<V>): void => this.deliver(output);
+  private readonly deliverNow = (output: ConversationOutput<V>, only: ConversationConnection<V> | null): void =>
+    this.deliver(output, only);
+
+  /**
+   * Who alone hears an error: the connection whose client event it refuses, while the session runs.
+   * Null (every connection) for the session's own: an engine's failure, a broken limit that ends it.
+   */
+  private blamed(event: { readonly error: SessionError }): ConversationConnection<V> | null {
+    return event.error.origin === 'client' && this.runtime.phase === 'started' ? this.source : null;
+  }
 
   /** Carries out the engine requests and hands on the events, in order. */
-  private carryOut(effects: readonly ConversationEffect[], push: (output: ConversationOutput<V>) => void): void {
+  private carryOut(
+    effects: readonly ConversationEffect[],
+    push: (output: ConversationOutput<V>, only: ConversationConnection<V> | null) => void,
+  ): void {
     for (const effect of effects) {
       switch (effect.kind) {
         case 'emit':
           this.idle.observe(effect.event);
-          push(effect.event);
+          push(effect.event, effect.event.type === 'error' ? this.blamed(effect.event) : null);
           if (effect.event.type === 'response_created') {
-            push({ type: 'rate_limits', allowance: this.runtime.controlAllowance() });
+            push({ type: 'rate_limits', allowance: this.runtime.controlAllowance() }, null);
           }
           break;
         case 'respond': {
@@ -350,13 +380,13 @@ export class ConversationSession<V extends object> implements EventRenderer {
   }
 
   /**
-   * To every connection: the media one first, then those watching, which hear no output audio. A
-   * media connection gone or not reading ends the session, as a socket's would; a control connection
-   * gone is dropped, and one not reading is closed, alone.
+   * To every connection (or `only` to one, if it is still attached): the media one first, then those
+   * watching, which hear no output audio. A media connection gone or not reading ends the session, as
+   * a socket's would; a control connection gone is dropped, and one not reading is closed, alone.
    */
-  private deliver(output: ConversationOutput<V>): void {
+  private deliver(output: ConversationOutput<V>, only: ConversationConnection<V> | null = null): void {
     const media = this.media;
-    if (media !== null) {
+    if (media !== null && (only === null || only === media)) {
       try {
         media.send(output);
       } catch (error) {
@@ -370,6 +400,7 @@ export class ConversationSession<V extends object> implements EventRenderer {
     }
     if (this.controls.size === 0 || output.type === 'output_audio_delta') return;
     for (const control of this.controls) {
+      if (only !== null && control !== only) continue;
       try {
         control.send(output);
         if (control.bufferedAmount <= this.hardBacklogBytes) continue;

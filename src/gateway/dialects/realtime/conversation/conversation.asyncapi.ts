@@ -36,7 +36,9 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
       '`interrupt_response: false` and `idle_timeout_ms` (`unsupported_parameter`) and `response.create` ' +
       '(`unsupported_event`).',
     '',
-    'Metered in input audio frames as voicechat; the tokens in `response.done` are detail only.',
+    'Metered in input audio frames as voicechat, and in text tokens for each response the engine is asked for ' +
+      '(the upstream’s count, else estimated; a response cut by the session’s end included): ' +
+      '`response.done.usage` shows what was billed.',
     '',
     'The sideband: `?call_id=` (a call’s `rtc_…` id or its session’s `sess_…` id; the `openai` SDK’s ' +
       '`OpenAIRealtimeWS({ callID })`) with an API key of the call’s project joins a running call (WebRTC or a ' +
@@ -46,6 +48,9 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
       '`invalid_request_error`). Closing it ends nothing; the call’s end closes it. A client secret is refused ' +
       '(403 `permission_denied`); a call of another project, an ended call, or a call held by another instance ' +
       'of the service (the one its media reaches) is 404 `not_found`.',
+    '',
+    'On a call, an `error` answering a client event goes only to the connection that sent it (the caller’s or a ' +
+      'sideband’s); the session’s own errors (the engine failing, a limit that ends the call) go to every connection.',
   ].join('\n'),
   query: openObject(
     {},
