@@ -191,8 +191,14 @@ describe('ConversationSession driven by two connections', () => {
     session.receive({ type: 'session_update', update: { settings: {}, view: {}, audioFormats: {} } }, control);
     session.receive({ type: 'item_retrieve', itemId: 'item_nope', clientEventId: 'evt_c' }, control);
     // The media connection's: an event its parser refused, a cancel with no response running.
-    const refused = { type: 'reject', code: 'invalid_event', message: 'bad', param: null, clientEventId: 'evt_m' };
-    session.receive(refused as const, media);
+    const refused = {
+      type: 'reject',
+      code: 'invalid_event',
+      message: 'bad',
+      param: null,
+      clientEventId: 'evt_m',
+    } as const;
+    session.receive(refused, media);
     session.receive({ type: 'response_cancel' }, media);
     await clock.advanceAsync(20);
     expect(control.errors()).toEqual(['invalid_request', 'item_not_found']);

@@ -144,8 +144,8 @@ describe('ConversationModel', () => {
       response: { status: 'cancelled', reason: 'session_ended', usage: { inputTokens: 104, outputTokens: 3 } },
     });
     // The engine's own end, if it comes, is too late and bills nothing more.
-    const late = { type: 'finished', status: 'cancelled', reason: null, usage: { inputTokens: 1, outputTokens: 1 } };
-    expect(model.responseEvent(id, late as const)).toEqual([]);
+    const late = { inputTokens: 1, outputTokens: 1 };
+    expect(model.responseEvent(id, { type: 'finished', status: 'cancelled', reason: null, usage: late })).toEqual([]);
     expect(model.tokens).toEqual({ inputTokens: 104, outputTokens: 3 });
   });
 
@@ -161,13 +161,8 @@ describe('ConversationModel', () => {
     const voiced = request(model.createResponse({ conversation: 'auto', audio: true }))!;
     model.audioStarted(voiced.itemId);
     model.responseEvent(voiced.responseId, { type: 'text', delta: 'Hi.' });
-    const finished = {
-      type: 'finished',
-      status: 'completed',
-      reason: null,
-      usage: { inputTokens: 9, outputTokens: 1 },
-    };
-    model.responseEvent(voiced.responseId, finished as const);
+    const usage = { inputTokens: 9, outputTokens: 1 };
+    model.responseEvent(voiced.responseId, { type: 'finished', status: 'completed', reason: null, usage });
     const ended = model.sessionEnding();
     expect(ended.filter((e) => e.kind !== 'emit')).toEqual([]);
     expect(events(ended).at(-1)).toMatchObject({ response: { status: 'cancelled', reason: 'session_ended' } });
