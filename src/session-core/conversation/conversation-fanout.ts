@@ -2,13 +2,15 @@
  * The connections of one conversation session and the delivery of what it says to them: exactly
  * one media connection and any number of control connections (conversation-connection.ts).
  *
- * Delivery is synchronous and re-entrant, and its order is the session's: a connection may answer
- * an event from inside `send` (a phone bridge hears `input_audio_buffer.speech_started` and at once
- * sends the carrier its `clear` and the session a `conversation.item.truncate`, which the session
- * takes while it is still rendering that event). So nothing here queues, reorders or defers: each
- * output goes to the media connection first, then to the controls, before `deliver` returns, and
- * what the connection's answer makes the session say is queued by the session's runtime behind
- * what it is delivering (`afterEffects`).
+ * Delivery is synchronous and re-entrant, and its order is the session's: each output goes to the
+ * media connection first, then to the controls, before `deliver` returns. A connection may answer an
+ * event from inside `send`: a phone bridge hears `input_audio_buffer.speech_started` and at once
+ * sends the carrier `clear` and the session a `conversation.item.truncate`, which the session takes
+ * while it is still rendering that event (what that makes it say is queued behind, `afterEffects`).
+ * Barge-in on a phone call needs that promptness: the session stops sending audio when it suspects
+ * speech, and the bridge clears only while some audio it sent is unplayed (a mark not yet echoed),
+ * so `speech_started` held back (by a timer, or behind a slow control connection) finds the caller's
+ * buffer played out and no clear is sent (tried: 400 ms late fails the Twilio barge-in e2e).
  */
 import { errorText } from '../runtime/runtime-support';
 import type { ConnectionRole, ConversationConnection, ConversationOutput } from './conversation-connection';
