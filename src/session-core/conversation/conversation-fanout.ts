@@ -9,7 +9,7 @@
  * while it is still rendering that event (what that makes it say is queued behind, `afterEffects`).
  * Barge-in on a phone call needs that promptness: the session stops sending audio when it suspects
  * speech, and the bridge clears only while some audio it sent is unplayed (a mark not yet echoed),
- * so `speech_started` held back (by a timer, or behind a slow control connection) finds the caller's
+ * so `speech_started` held back (a timer, a queue, the controls served first) finds the caller’s
  * buffer played out and no clear is sent (tried: 400 ms late fails the Twilio barge-in e2e).
  */
 import { errorText } from '../runtime/runtime-support';
