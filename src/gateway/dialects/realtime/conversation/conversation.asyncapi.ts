@@ -56,7 +56,7 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
     },
   ),
   security: ['bearer', 'token', 'api_key', 'client_secret_query', 'realtime_subprotocol'],
-  handshakeRefusals: [...COMPAT_HANDSHAKE_REFUSALS, 'permission_denied', 'not_found'],
+  handshakeRefusals: [...COMPAT_HANDSHAKE_REFUSALS, 'permission_denied', 'not_found', 'call_unreachable'],
   errorCodes: CONVERSATION_ERROR_CODES,
   clientMessages: CONVERSATION_CLIENT_MESSAGES,
   serverMessages: CONVERSATION_SERVER_MESSAGES,
