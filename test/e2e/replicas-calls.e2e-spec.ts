@@ -193,7 +193,10 @@ describeReplicas('a call held by one replica, steered and hung up from another',
     expect(unaddressed).toMatchObject({ status: 404, body: { error: { code: 'not_found', param: 'call_id' } } });
     expect(unaddressed.body.error.message).toMatch(/INSTANCE_URL/);
 
-    await pg.query('UPDATE sessions SET call_owner_url = $2 WHERE id = $1', [sessionId, `https://127.0.0.1:${await freePort()}`]);
+    await pg.query('UPDATE sessions SET call_owner_url = $2 WHERE id = $1', [
+      sessionId,
+      `https://127.0.0.1:${await freePort()}`,
+    ]);
     const unanswered = await refusal(b, callId);
     expect(unanswered).toMatchObject({ status: 503, body: { error: { code: 'call_unreachable' } } });
     expect(unanswered.body.error.retry_after_ms).toBeGreaterThan(0);

@@ -118,7 +118,7 @@ describe('relaySideband', () => {
     expect((await closed).code).toBe(1011);
   });
 
-  it("stops reading the owner while the client does not read, holding no more than the high-water mark, and loses nothing", async () => {
+  it('stops reading the owner while the client does not read, holding no more than the high-water mark, and loses nothing', async () => {
     const { client, owner } = await connect();
     const relay = relays[0];
     const FRAME = 'x'.repeat(64 * 1024);

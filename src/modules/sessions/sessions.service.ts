@@ -175,7 +175,12 @@ export class SessionsService {
       : await this.sessions.findVisible(principal.projectId, id);
     if (!found || found.session.callId === null || found.status !== 'active') return null;
     const { session } = found;
-    return { sessionId: session.id, callId: session.callId!, instanceId: session.instanceId, ownerUrl: session.callOwnerUrl };
+    return {
+      sessionId: session.id,
+      callId: session.callId!,
+      instanceId: session.instanceId,
+      ownerUrl: session.callOwnerUrl,
+    };
   }
 
   /** So that GET /v1/sessions/{id} shows the language and turn detection the socket's client chose. */
