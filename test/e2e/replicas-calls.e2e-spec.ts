@@ -6,9 +6,11 @@
  * servers in this process, so what B's sideband asks is seen arriving at A's session.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cleanup } from 'node-datachannel';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { Client } from 'pg';
@@ -22,6 +24,7 @@ import { SocketClient } from '../support/socket-client';
 import { createTestDatabase, databaseTargets, type TestDatabase } from '../support/test-database';
 import { fetchTrusting, pemPair } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
+import { clientPeer, type ClientPeer } from '../support/webrtc-peer';
 
 const runs = databaseTargets().includes('postgres') && serviceBuilt();
 const describeReplicas = runs ? describe : describe.skip;
@@ -37,6 +40,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(resolve));
+  return port;
+}
+
 describeReplicas('a call held by one replica, steered and hung up from another', () => {
   let db: TestDatabase;
   let a: ServiceProcess;
@@ -48,6 +59,7 @@ describeReplicas('a call held by one replica, steered and hung up from another',
   let dir: string;
   let chatPlan: (request: RecordedRequest) => ChatPlan = () => ({ kind: 'reply', pieces: ['Hello.'] });
   const twilios: FakeTwilio[] = [];
+  const peers: ClientPeer[] = [];
 
   beforeAll(async () => {
     chat = await startFakeChatServer((request) => chatPlan(request));
@@ -71,6 +83,7 @@ describeReplicas('a call held by one replica, steered and hung up from another',
       models: { 'vendor-asr-streaming': 'listen', 'vendor-voicechat': 'voicechat' },
     };
     const [portA, portB] = [await freePort(), await freePort()];
+    const udp = { [portA]: await freeUdpPort(), [portB]: await freeUdpPort() };
     const env = (port: number) => ({
       DATABASE_URL: db.url,
       ENGINES_JSON: JSON.stringify(engines),
@@ -80,7 +93,7 @@ describeReplicas('a call held by one replica, steered and hung up from another',
       PORT: String(port),
       // Each replica's own address, as the downward API gives a pod its IP.
       INSTANCE_URL: `https://127.0.0.1:${port}`,
-      WEBRTC_UDP_PORT: '0',
+      WEBRTC_UDP_PORT: String(udp[port]),
       LOG_LEVEL: 'info',
       DATABASE_POOL_SIZE: '4',
     });
@@ -91,12 +104,14 @@ describeReplicas('a call held by one replica, steered and hung up from another',
 
   afterAll(async () => {
     for (const twilio of twilios) twilio.close();
+    for (const peer of peers) peer.close();
     await Promise.all([a, b].map((p) => p?.stop()));
     await pg?.end();
     await db?.drop();
     await chat?.close();
     await speech?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    cleanup(); // libdatachannel's threads, which would keep the worker alive
   }, 60_000);
 
   const rest = async (on: ServiceProcess, path: string, body?: object) => {
@@ -205,5 +220,32 @@ describeReplicas('a call held by one replica, steered and hung up from another',
     expect(twilio.closed).toBeNull();
     twilio.stop();
     await waitFor(async () => twilio.closed !== null);
+  }, 30_000);
+
+  it("a WebRTC call held by A: B's sideband changes what the caller's channel sees; hang-up POSTed to B closes the peer", async () => {
+    const p = await clientPeer();
+    peers.push(p);
+    const openai = new OpenAI({ apiKey: KEY, baseURL: `${a.baseUrl}/v1`, fetch: fetchTrusting(ca) });
+    const res = await openai.realtime.calls.create({
+      sdp: p.offer,
+      session: { type: 'realtime', model: 'gpt-realtime' },
+    });
+    const callId = res.headers.get('location')!.split('/').pop()!;
+    await p.connect(await res.text());
+    await p.next('session.created');
+    await waitFor(async () => (await rest(b, `/v1/sessions/${callId}`)).body.call_id === callId);
+
+    const side = await sidebandOnB(callId);
+    side.rt.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Seat the guests.' } });
+    expect((await side.next('session.updated')).session.instructions).toBe('Seat the guests.');
+    expect((await p.next('session.updated')).session.instructions).toBe('Seat the guests.');
+
+    expect((await rest(b, `/v1/realtime/calls/${callId}/hangup`, {})).status).toBe(204);
+    await waitFor(async () => !p.channel.isOpen() && side.closed() !== null, 10_000);
+    await waitFor(async () => (await rest(b, `/v1/sessions/${callId}`)).body.status === 'closed');
+    expect((await rest(b, `/v1/sessions/${callId}`)).body).toMatchObject({
+      close_reason: 'close_requested',
+      transport: 'webrtc',
+    });
   }, 30_000);
 });
