@@ -112,7 +112,9 @@ describe('overlay shapes', () => {
       expect(env[instanceUrl].value).toBe(`http://$(POD_IP):${env.find((e) => e.name === 'PORT')?.value}`);
     }
     const policy = find(render('production'), 'NetworkPolicy', 'continuum');
-    const api = { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'continuum', 'app.kubernetes.io/component': 'api' } } };
+    const api = {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'continuum', 'app.kubernetes.io/component': 'api' } },
+    };
     expect(policy.spec.ingress).toContainEqual({ from: [api], ports: [{ port: 'http', protocol: 'TCP' }] });
     expect(policy.spec.egress).toContainEqual({ to: [api], ports: [{ port: 8080, protocol: 'TCP' }] });
   });
