@@ -24,7 +24,7 @@ import { SocketClient } from '../support/socket-client';
 import { createTestDatabase, databaseTargets, type TestDatabase } from '../support/test-database';
 import { fetchTrusting, pemPair } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
-import { clientPeer, type ClientPeer } from '../support/webrtc-peer';
+import { connectedPeer, type ClientPeer } from '../support/webrtc-peer';
 
 const runs = databaseTargets().includes('postgres') && serviceBuilt();
 const describeReplicas = runs ? describe : describe.skip;
@@ -158,28 +158,13 @@ describeReplicas('a call held by one replica, steered and hung up from another',
     return { rt, events, next, closed: () => closed };
   }
 
-  /**
-   * A WebRTC call answered by A, its client peer connected. libdatachannel in this process now and then
-   * drops the client's ICE transport while it takes the answer ("Got a remote candidate without ICE
-   * transport", before anything of the service is involved): that setup alone is tried again.
-   */
+  /** A WebRTC call answered by A, its client peer connected. */
   async function webrtcCallOnA(): Promise<{ p: ClientPeer; callId: string }> {
     const openai = new OpenAI({ apiKey: KEY, baseURL: `${a.baseUrl}/v1`, fetch: fetchTrusting(ca) });
-    for (let attempt = 1; ; attempt++) {
-      const p = await clientPeer();
-      peers.push(p);
-      const res = await openai.realtime.calls.create({
-        sdp: p.offer,
-        session: { type: 'realtime', model: 'gpt-realtime' },
-      });
-      const callId = res.headers.get('location')!.split('/').pop()!;
-      try {
-        await p.connect(await res.text());
-        return { p, callId };
-      } catch (error) {
-        if (attempt === 3 || !String(error).includes('without ICE transport')) throw error;
-      }
-    }
+    return connectedPeer(async (sdp) => {
+      const res = await openai.realtime.calls.create({ sdp, session: { type: 'realtime', model: 'gpt-realtime' } });
+      return { answer: await res.text(), callId: res.headers.get('location')!.split('/').pop()! };
+    }, peers);
   }
 
   it('the sideband opened on B steers the call A holds; hang-up POSTed to B ends it on A', async () => {

@@ -9,7 +9,7 @@ import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { startConversationApp, type ConversationApp, type ConversationEvent } from '../support/conversation-app';
 import { fetchTrusting } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
-import { clientPeer, type ClientPeer } from '../support/webrtc-peer';
+import { connectedPeer, type ClientPeer } from '../support/webrtc-peer';
 
 const level = (frames: { pcm: Int16Array }[]): number => {
   let sum = 0;
@@ -46,14 +46,10 @@ describe('the sideband of a WebRTC call', () => {
   it('joins by the call id: its instructions and response reach the caller, who hears the answer; closing it ends nothing, hang-up ends both', async () => {
     app.msPerChar = 20;
     app.chatPlan = () => ({ kind: 'reply', pieces: ['Your table is ready.'] });
-    const p = await clientPeer();
-    peers.push(p);
-    const res = await openai.realtime.calls.create({
-      sdp: p.offer,
-      session: { type: 'realtime', model: 'gpt-realtime' },
-    });
-    const callId = res.headers.get('location')!.split('/').pop()!;
-    await p.connect(await res.text());
+    const { p, callId } = await connectedPeer(async (sdp) => {
+      const res = await openai.realtime.calls.create({ sdp, session: { type: 'realtime', model: 'gpt-realtime' } });
+      return { answer: await res.text(), callId: res.headers.get('location')!.split('/').pop()! };
+    }, peers);
     const created = await p.next('session.created');
 
     const rt = new OpenAIRealtimeWS({ callID: callId, options: { ca: app.ca } }, openai);
