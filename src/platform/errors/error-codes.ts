@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   capacity_exhausted: 503,
   shutting_down: 503,
   database_unavailable: 503,
+  call_unreachable: 503,
   upstream_timeout: 504,
 } as const satisfies Record<string, number>;
 
