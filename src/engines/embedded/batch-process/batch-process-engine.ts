@@ -292,6 +292,8 @@ const CHILD_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'UV_THREADPOOL_SIZE
 
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const name of CHILD_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
+  // eslint-disable-next-line no-restricted-properties -- the child's environment, not configuration
+  const own = process.env;
+  for (const name of CHILD_ENV) if (own[name] !== undefined) env[name] = own[name];
   return env;
 }
