@@ -26,7 +26,8 @@
  * figures count. (Client SSRCs of 2^31 and above stalled it at the first turn: libdatachannel.)
  */
 import { randomInt } from 'node:crypto';
-import { Audio, cleanup, PeerConnection } from 'node-datachannel';
+import { loadavg } from 'node:os';
+import { Audio, cleanup, initLogger, PeerConnection, type LogLevel } from 'node-datachannel';
 import WebSocket from 'ws';
 import { OpusEncoder } from '../libs/opus';
 import { startFakeChatServer } from '../src/engines/cascade/testing/fake-chat-server';
@@ -40,7 +41,15 @@ import { ServiceProcess } from './support/service-process';
 import { distribution, type Distribution } from './support/stats';
 
 const quick = process.argv.includes('--quick');
-const STEPS = process.env.BENCH_DEBUG ? [1] : quick ? [1, 10] : [1, 10, 50];
+const STEPS = process.env.BENCH_STEPS
+  ? process.env.BENCH_STEPS.split(',').map(Number)
+  : process.env.BENCH_DEBUG
+    ? [1]
+    : quick
+      ? [1, 10]
+      : [1, 10, 50];
+if (process.env.BENCH_RTC_LOG)
+  initLogger(process.env.BENCH_RTC_LOG as LogLevel, (level, message) => process.stdout.write(`rtc ${level} ${message}\n`));
 const WINDOW_MS = quick ? 10_000 : 20_000;
 const KEY = `wk_${'b'.repeat(40)}`;
 const CYCLE_FRAMES = 100; // 2 s of 20 ms frames
@@ -51,6 +60,10 @@ interface Session {
   frame(i: number): void;
   /** ms from each turn's last voiced frame to its first answer audio. */
   readonly voiceToVoice: number[];
+  /** Turns spoken (their last voiced frame sent). */
+  readonly spoken: { turns: number };
+  /** True once the session's connection is gone (counted: a call lost mid-window spoils the figures). */
+  readonly ended: boolean;
   close(): void;
 }
 
@@ -77,10 +90,14 @@ function cycle(): { pcm: Buffer[]; opus: Buffer[] } {
 function turnClock() {
   let voicedAt: number | null = null;
   const samples: number[] = [];
+  const spoken = { turns: 0 };
   return {
     samples,
+    spoken,
     sent(i: number) {
-      if (i === VOICED_FRAMES - 1) voicedAt = performance.now();
+      if (i !== VOICED_FRAMES - 1) return;
+      voicedAt = performance.now();
+      spoken.turns++;
     },
     heard() {
       if (voicedAt === null) return;
@@ -90,8 +107,39 @@ function turnClock() {
   };
 }
 
-async function openCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
+/**
+ * A call, tried again when its setup fails: libdatachannel (this client) checks the answer's DTLS
+ * fingerprint before it has stored the answer when the service's DTLS hello comes in during
+ * setRemoteDescription ("certificate verify failed", then "Got a remote candidate without ICE
+ * transport"). The service answers `a=setup:active` as RFC 5763 recommends, so its hello races the
+ * client's handling of the answer; a browser waits for the fingerprint. The retries are counted.
+ */
+async function openCall(baseUrl: string, opus: Buffer[], retried: { calls: number }): Promise<Session> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tryCall(baseUrl, opus);
+    } catch (error) {
+      if (attempt === 3) throw error;
+      retried.calls++;
+      if (process.env.BENCH_DEBUG) process.stdout.write(`client: call setup failed (${String(error)}), again\n`);
+    }
+  }
+}
+
+/**
+ * Every client peer's objects, held until the process exits: node-datachannel closes what the GC
+ * collects, and a wrapper collected after its peer closed (a failed setup's, a finished step's) now
+ * and then crashed the process (SIGSEGV or SIGBUS) before it wrote its report.
+ */
+const keptAlive: object[] = [];
+
+async function tryCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
   const pc = new PeerConnection('bench', { iceServers: [] });
+  let failed = false;
+  pc.onStateChange((state) => {
+    if (state === 'failed' || state === 'closed') failed = true;
+    if (process.env.BENCH_DEBUG) process.stdout.write(`client ${new Date().toISOString()} pc ${state}\n`);
+  });
   const gathered = new Promise<void>((resolve) => pc.onGatheringStateChange((s) => s === 'complete' && resolve()));
   const media = new Audio('0', 'SendRecv');
   media.addOpusCodec(111);
@@ -106,34 +154,53 @@ async function openCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
     clock.heard();
   });
   const channel = pc.createDataChannel('oai-events');
+  keptAlive.push(pc, media, track, channel);
   channel.onMessage((message) => {
     if (process.env.BENCH_DEBUG) process.stdout.write(`${String(message).slice(0, 120)}\n`);
     if (String(message).includes('"output_audio_buffer.stopped"')) answering = false;
   });
-  // createDataChannel starts the negotiation itself (libdatachannel's auto-negotiation): no setLocalDescription here.
-  await gathered;
-  const res = await fetch(`${baseUrl}/v1/realtime/calls`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/sdp' },
-    body: pc.localDescription()!.sdp,
-  });
-  if (res.status !== 201) throw new Error(`calls answered ${res.status}: ${await res.text()}`);
-  pc.setRemoteDescription(await res.text(), 'answer');
-  const started = Date.now();
-  while (!channel.isOpen() || !track.isOpen()) {
-    if (Date.now() - started > 15_000) throw new Error('the call did not connect');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  try {
+    // createDataChannel starts the negotiation itself (libdatachannel's auto-negotiation): no setLocalDescription here.
+    await gathered;
+    const res = await fetch(`${baseUrl}/v1/realtime/calls`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/sdp' },
+      body: pc.localDescription()!.sdp,
+    });
+    if (res.status !== 201) throw new Error(`calls answered ${res.status}: ${await res.text()}`);
+    pc.setRemoteDescription(await res.text(), 'answer');
+    const started = Date.now();
+    while (!channel.isOpen() || !track.isOpen()) {
+      if (failed || Date.now() - started > 15_000) throw new Error('the call did not connect');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } catch (error) {
+    pc.close();
+    throw error;
   }
   let sequence = 0;
+  // The channel, track and peer stay referenced here for the call's life: node-datachannel closes a
+  // DataChannel whose JS object is garbage-collected, and the service then ends the session as the
+  // client's close (close_requested). Held only by its onMessage callback, the bench's channel was
+  // collected within seconds: that was the WebRTC "stall after the first turns".
+  const held = { pc, track, channel };
   return {
     frame(i) {
-      track.sendMessageBinary(
+      if (!held.track.isOpen()) return;
+      held.track.sendMessageBinary(
         writeRtp({ payloadType: 111, sequence: sequence++, timestamp: sequence * 960, ssrc, marker: false }, opus[i]),
       );
       clock.sent(i);
     },
     voiceToVoice: clock.samples,
-    close: () => pc.close(),
+    spoken: clock.spoken,
+    get ended() {
+      return failed || !held.channel.isOpen();
+    },
+    close() {
+      held.channel.close();
+      held.pc.close();
+    },
   };
 }
 
@@ -160,6 +227,10 @@ async function openSocket(baseUrl: string, pcm: Buffer[]): Promise<Session> {
       clock.sent(i);
     },
     voiceToVoice: clock.samples,
+    spoken: clock.spoken,
+    get ended() {
+      return ws.readyState !== WebSocket.OPEN;
+    },
     close: () => ws.close(),
   };
 }
@@ -167,20 +238,31 @@ async function openSocket(baseUrl: string, pcm: Buffer[]): Promise<Session> {
 interface StepResult {
   path: 'webrtc' | 'websocket';
   sessions: number;
+  /** The service's CPU seconds per second of each session: the figure that carries over to another machine's load. */
+  cpuSecondsPerSessionSecond: number;
   cpuPercentPerSession: number;
   sessionsPerCore: number;
   serviceRssMb: number | null;
   voiceToVoiceMs: Distribution;
+  turnsSpoken: number;
+  turnsAnswered: number;
+  /** Sessions whose connection was gone at the window's end (0, or the figures are not of live sessions). */
+  sessionsEnded: number;
+  /** Calls whose setup the client tried again (openCall). */
+  setupRetries: number;
+  /** The machine's 1-minute load average at the window's end: wall-clock latencies grow with it. */
+  loadAverage: number;
 }
 
 async function step(
   service: ServiceProcess,
   path: StepResult['path'],
   count: number,
-  open: () => Promise<Session>,
+  open: (retried: { calls: number }) => Promise<Session>,
 ): Promise<StepResult> {
+  const retried = { calls: 0 };
   const sessions: Session[] = [];
-  for (let i = 0; i < count; i++) sessions.push(await open());
+  for (let i = 0; i < count; i++) sessions.push(await open(retried));
   const startedAt = performance.now();
   let frame = 0;
   // Every session's frame `frame % cycle` goes out on one 20 ms clock, with each session's cycle offset.
@@ -190,31 +272,45 @@ async function step(
       sessions.forEach((s, k) => s.frame((frame + k * 7) % CYCLE_FRAMES));
     }
   }, 10);
+  const collector = process.env.BENCH_GC && global.gc ? setInterval(() => global.gc!(), 4000) : null;
   await new Promise((resolve) => setTimeout(resolve, 3000)); // warm-up: the first turns
   const cpu0 = cpuSeconds(service.pid)!;
   const t0 = performance.now();
-  for (const s of sessions) s.voiceToVoice.length = 0;
+  for (const s of sessions) {
+    s.voiceToVoice.length = 0;
+    s.spoken.turns = 0;
+  }
   await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
   const cpu = cpuSeconds(service.pid)! - cpu0;
   const seconds = (performance.now() - t0) / 1000;
   const rss = rssMb(service.pid);
   clearInterval(timer);
+  if (collector) clearInterval(collector);
   const samples = sessions.flatMap((s) => s.voiceToVoice);
+  const spoken = sessions.reduce((n, s) => n + s.spoken.turns, 0);
+  const ended = sessions.filter((s) => s.ended).length;
   for (const s of sessions) s.close();
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const perSession = ((cpu / seconds) * 100) / count;
   const result: StepResult = {
     path,
     sessions: count,
+    cpuSecondsPerSessionSecond: Math.round((perSession / 100) * 10000) / 10000,
     cpuPercentPerSession: Math.round(perSession * 100) / 100,
     sessionsPerCore: Math.round(100 / perSession),
     serviceRssMb: rss === null ? null : Math.round(rss),
     voiceToVoiceMs: distribution(samples),
+    turnsSpoken: spoken,
+    turnsAnswered: samples.length,
+    sessionsEnded: ended,
+    setupRetries: retried.calls,
+    loadAverage: Math.round(loadavg()[0] * 100) / 100,
   };
   process.stdout.write(
     `${path.padEnd(9)} ${String(count).padStart(3)} sessions: ${result.cpuPercentPerSession}% of a core each ` +
       `(${result.sessionsPerCore}/core), voice to voice p50 ${result.voiceToVoiceMs.p50} ms p90 ${result.voiceToVoiceMs.p90} ms ` +
-      `(${samples.length} turns), RSS ${result.serviceRssMb} MB\n`,
+      `(${samples.length} of ${spoken} turns answered), RSS ${result.serviceRssMb} MB; ${ended} ended, ` +
+      `${retried.calls} setups retried, load ${result.loadAverage}\n`,
   );
   return result;
 }
@@ -246,13 +342,13 @@ async function main(): Promise<void> {
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
     MAX_SESSION_SECONDS: '3600',
     WEBRTC_UDP_PORT: String(40000 + randomInt(20000)),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.BENCH_DEBUG ? 'debug' : 'warn',
   });
   const results: StepResult[] = [];
   try {
     const { pcm, opus } = cycle();
     for (const count of STEPS) {
-      results.push(await step(service, 'webrtc', count, () => openCall(service.baseUrl, opus)));
+      results.push(await step(service, 'webrtc', count, (retried) => openCall(service.baseUrl, opus, retried)));
       results.push(await step(service, 'websocket', count, () => openSocket(service.baseUrl, pcm)));
     }
   } finally {
@@ -276,7 +372,10 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
