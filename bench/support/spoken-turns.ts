@@ -133,14 +133,16 @@ export async function speakingStep(
 ): Promise<StepResult> {
   const retried = { count: 0 };
   const sessions: SpeakingSession[] = [];
-  for (let i = 0; i < count; i++) sessions.push(await open(retried));
   const startedAt = performance.now();
   let frame = 0;
-  // Every session's frame `frame % cycle` goes out on one 20 ms clock, with each session's cycle offset.
+  // Every open session's frame `frame % cycle` goes out on one 20 ms clock, with each session's cycle
+  // offset. A session speaks from the moment it is open, as a microphone does: 50 calls take long
+  // enough to set up that the first would otherwise end idle (SESSION_IDLE_SECONDS) before the last opened.
   const timer = setInterval(() => {
     const due = Math.floor((performance.now() - startedAt) / 20);
     for (; frame <= due; frame++) sessions.forEach((s, k) => s.frame((frame + k * 7) % CYCLE_FRAMES));
   }, 10);
+  for (let i = 0; i < count; i++) sessions.push(await open(retried));
   const collector = process.env.BENCH_GC && global.gc ? setInterval(() => global.gc!(), 4000) : null;
   await sleep(WARM_UP_MS);
   const cpu0 = cpuSeconds(service.pid)!;
