@@ -37,7 +37,7 @@ function stepsTable(steps: Json[]): ExtraTable {
 /** Rows for each session count: the call path's figure beside the 24 kHz socket's of the same count. */
 function callRows(steps: Json[], path: string, label: string): CaseFigures['rows'] {
   const counts = [...new Set(steps.filter((s) => s.path === path).map((s) => s.sessions as number))];
-  return counts.flatMap((count) => {
+  const rows = counts.flatMap((count) => {
     const call = steps.find((s) => s.path === path && s.sessions === count) ?? {};
     const socket = steps.find((s) => s.path === 'websocket' && s.sessions === count) ?? {};
     return [
@@ -54,6 +54,27 @@ function callRows(steps: Json[], path: string, label: string): CaseFigures['rows
       },
     ];
   });
+  const lo = Math.min(...counts);
+  const hi = Math.max(...counts);
+  if (counts.length < 2) return rows;
+  return [
+    ...rows,
+    {
+      figure: `${label}: CPU s per call-second added by each call from ${lo} to ${hi} (the service's fixed cost left out)`,
+      value: marginal(steps, path, lo, hi),
+      baseline: marginal(steps, 'websocket', lo, hi),
+    },
+  ];
+}
+
+/** (CPU at `hi` sessions − CPU at `lo`) / (hi − lo), in CPU seconds per session-second. */
+function marginal(steps: Json[], path: string, lo: number, hi: number): number | undefined {
+  const total = (count: number) => {
+    const step = steps.find((s) => s.path === path && s.sessions === count);
+    return step === undefined ? undefined : (step.cpuSecondsPerSessionSecond as number) * count;
+  };
+  const [a, b] = [total(lo), total(hi)];
+  return a === undefined || b === undefined ? undefined : Math.round(((b - a) / (hi - lo)) * 10000) / 10000;
 }
 
 export function webrtcFigures(r: Json): CaseFigures {
