@@ -33,4 +33,10 @@ cpSync(join(root, 'libs', 'client', 'dist'), join(out, 'client'), {
 mkdirSync(join(out, 'vendor'), { recursive: true });
 const fetchEntry = join(dirname(require.resolve('openapi-fetch')), 'index.mjs');
 cpSync(fetchEntry, join(out, 'vendor', 'openapi-fetch.mjs'));
+// OpenAI's Agents SDK (agent mode) as it ships for browsers: its ES module bundle, already self-contained.
+const agentsBundle = join(dirname(require.resolve('@openai/agents-realtime')), 'bundle');
+cpSync(agentsBundle, join(out, 'vendor', 'agents-realtime'), {
+  recursive: true,
+  filter: (path) => path === agentsBundle || path.endsWith('.mjs'),
+});
 process.stdout.write(`playground built in ${out}\n`);

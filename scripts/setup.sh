@@ -26,6 +26,9 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(nginx)
   # PgBouncer in transaction mode between the service and PostgreSQL (test/e2e/database-outage.e2e-spec.ts).
   packages+=(pgbouncer)
+  # coturn, the TURN relay a WebRTC client that cannot reach the service's UDP port goes through
+  # (test/e2e/webrtc-turn.browser.e2e-spec.ts starts one on loopback; docs/webrtc.md "Networks").
+  packages+=(coturn)
 fi
 
 missing=()

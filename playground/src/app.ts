@@ -21,7 +21,7 @@ import {
   streamAtRealTime,
   type Microphone,
 } from '@continuum/client/browser';
-import { agentLevel, agentRunning, askAgent, startAgent, stopAgent } from './agent.js';
+import { agentLevel, agentRunning, agentTransport, askAgent, startAgent, stopAgent } from './agent.js';
 import { describeSecretRefusal, describeSessionEnd, describeTurn } from './messages.js';
 import { append, ms, resetSessionView, setStatus, showError, source, view } from './view.js';
 
@@ -49,6 +49,9 @@ let droppedFile: File | null = null;
   },
   get session() {
     return current?.session ?? null;
+  },
+  get agentTransport() {
+    return agentTransport();
   },
 };
 
@@ -179,7 +182,7 @@ async function runBatch(apiKey: string, file: File | null): Promise<void> {
   }
 }
 
-/** Agent mode (agent.ts): the OpenAI Realtime conversation API with a tool that runs in this page. */
+/** Agent mode (agent.ts): the OpenAI Realtime API over a WebRTC call, with a tool that runs in this page. */
 async function runAgent(apiKey: string, microphone: boolean): Promise<void> {
   resetSessionView();
   view.replySection.hidden = false;

@@ -46,6 +46,8 @@ describe('AppConfig', () => {
     expect(c.port).toBe(9000);
     expect(c.publicUrl).toBe('https://speech.example.com');
     expect(c.databaseUrl).toBe('postgres://u@h/db');
+    expect(c.instanceUrl).toBeNull();
+    expect(new AppConfig({ INSTANCE_URL: 'http://10.0.3.7:8080/' }).instanceUrl).toBe('http://10.0.3.7:8080');
   });
 
   it.each([
@@ -56,6 +58,9 @@ describe('AppConfig', () => {
     [{ TLS_CERT_FILE: '/c.pem' }, 'TLS_KEY_FILE'],
     [{ PRICE_ASR_USD_PER_MINUTE: '-1' }, 'PRICE_ASR_USD_PER_MINUTE'],
     [{ MAX_SESSION_SECONDS: '0' }, 'MAX_SESSION_SECONDS'],
+    [{ INSTANCE_URL: '10.0.3.7:8080' }, 'INSTANCE_URL'],
+    [{ INSTANCE_URL: 'http://10.0.3.7:8080/v1' }, 'INSTANCE_URL'],
+    [{ INSTANCE_URL: 'http://u:p@10.0.3.7:8080' }, 'INSTANCE_URL'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => new AppConfig(env)).toThrow(ConfigError);
     expect(() => new AppConfig(env)).toThrow(new RegExp(name));

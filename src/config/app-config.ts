@@ -49,6 +49,8 @@ export class AppConfig {
   /** null: /metrics is served on the public port. */
   readonly metricsPort: number | null;
   readonly publicUrl: string | null;
+  /** Where the other instances reach this one (a call's relayed sideband); null: they do not. */
+  readonly instanceUrl: string | null;
   /** How long a client may take to send a request's headers, and the whole request (server-limits.ts). */
   readonly http: { headersTimeoutMs: number; requestTimeoutMs: number };
   readonly databaseUrl: string | null;
@@ -115,6 +117,7 @@ export class AppConfig {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
     };
     this.publicUrl = e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : null;
+    this.instanceUrl = e.INSTANCE_URL ? e.INSTANCE_URL.replace(/\/+$/, '') : null;
     this.databaseUrl = e.DATABASE_URL ?? null;
     registerSecretValue(databasePassword(this.databaseUrl));
     this.dataDir = resolve(e.DATA_DIR);

@@ -44,6 +44,17 @@ export class Environment {
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
   PUBLIC_URL?: string;
+  /**
+   * Where the other instances reach this one (e.g. http://10.0.3.7:8080; on Kubernetes the pod's IP
+   * from the downward API): a call's sideband opened on another instance is relayed here. Unset: a
+   * sideband must reach the instance that holds the call (404 elsewhere).
+   */
+  @trimmed
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#@]+\/?$/, {
+    message: 'INSTANCE_URL must be an http(s) URL with no path, query or credentials (e.g. http://10.0.3.7:8080)',
+  })
+  INSTANCE_URL?: string;
   /** postgres://… of an external database; without it an embedded PostgreSQL runs in DATA_DIR. */
   @trimmed
   @IsOptional()
@@ -207,6 +218,7 @@ export class ConfigError extends Error {}
 /** Variables without a default (absent from `new Environment()`'s keys). */
 const OPTIONAL = [
   'PUBLIC_URL',
+  'INSTANCE_URL',
   'WEBRTC_ANNOUNCED_ADDRESSES',
   'DATABASE_URL',
   'TLS_CERT_FILE',

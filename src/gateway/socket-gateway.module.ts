@@ -13,6 +13,8 @@ import { SessionPortsFactory } from './connection/session-ports.factory';
 import { SocketSessions } from './connection/socket-sessions.service';
 import { ASYNCAPI_INPUTS, DIALECTS } from './dialects';
 import { SocketAdmission } from './handshake/socket-admission';
+import { CallOwnerDialer } from './sideband/call-owner-dialer';
+import { SidebandRelays } from './sideband/sideband-relays';
 import { socketGateway, SocketWiring } from './socket-gateway';
 import { CallSessions } from './telephony/call-sessions';
 import { TwilioGateway } from './telephony/twilio/twilio.gateway';
@@ -30,6 +32,8 @@ import { WebRtcCalls } from './webrtc/webrtc-calls.service';
     WebRtcCalls,
     InstanceIdentity,
     RunningCalls,
+    CallOwnerDialer,
+    SidebandRelays,
     SocketAdmission,
     SessionPortsFactory,
     SocketSessions,

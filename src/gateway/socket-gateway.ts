@@ -15,6 +15,7 @@ import { MAX_SOCKET_MESSAGE_BYTES } from './connection/socket-limits';
 import { SocketSessions } from './connection/socket-sessions.service';
 import { guardHandshake } from './handshake/handshake';
 import { SocketAdmission } from './handshake/socket-admission';
+import { SidebandRelays } from './sideband/sideband-relays';
 
 /** The wiring every dialect's gateway shares: the handshake's admission, then the connection's life. */
 @Injectable()
@@ -28,6 +29,7 @@ export class SocketWiring {
     @Inject(SPEECH_ENGINE) private readonly engine: SpeechEngine,
     @Inject(ENGINE_REGISTRY) private readonly engines: EngineRegistry,
     private readonly clock: TickScheduler,
+    private readonly relays: SidebandRelays,
   ) {}
 
   init(dialect: Dialect, server: WebSocketServer): void {
@@ -47,11 +49,19 @@ export class SocketWiring {
     }
   }
 
-  /** The connection of an admitted socket: its own session's (returned), or a sideband's joined to a call (null). */
+  /**
+   * The connection of an admitted socket: its own session's (returned), or a sideband's joined to a
+   * call here or relayed to the instance that holds it (null).
+   */
   connect(dialect: Dialect, logger: Logger, ws: WebSocket, req: IncomingMessage): DialectConnection | null {
     const call = this.admission.takeSideband(req);
     if (call !== undefined) {
       this.join(call, logger, ws);
+      return null;
+    }
+    const owner = this.admission.takeRelayed(req);
+    if (owner !== undefined) {
+      this.relays.relay(ws, owner, req);
       return null;
     }
     const admitted = this.admission.take(req);

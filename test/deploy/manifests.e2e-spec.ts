@@ -101,6 +101,24 @@ describe('overlay shapes', () => {
     expect(policy.spec.ingress).toContainEqual({ ports: [{ port: 'webrtc', protocol: 'UDP' }] });
   });
 
+  it("calls' sidebands: each pod's INSTANCE_URL is its own IP on the app's port, and pods may reach each other there", () => {
+    for (const overlay of OVERLAYS) {
+      const env = service(render(overlay)).containers[0].env as { name: string; value?: string; valueFrom?: unknown }[];
+      const podIp = env.findIndex((e) => e.name === 'POD_IP');
+      const instanceUrl = env.findIndex((e) => e.name === 'INSTANCE_URL');
+      expect(env[podIp]?.valueFrom).toEqual({ fieldRef: { fieldPath: 'status.podIP' } });
+      // Kubernetes expands $(POD_IP) only from variables defined before it.
+      expect(podIp).toBeLessThan(instanceUrl);
+      expect(env[instanceUrl].value).toBe(`http://$(POD_IP):${env.find((e) => e.name === 'PORT')?.value}`);
+    }
+    const policy = find(render('production'), 'NetworkPolicy', 'continuum');
+    const api = {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'continuum', 'app.kubernetes.io/component': 'api' } },
+    };
+    expect(policy.spec.ingress).toContainEqual({ from: [api], ports: [{ port: 'http', protocol: 'TCP' }] });
+    expect(policy.spec.egress).toContainEqual({ to: [api], ports: [{ port: 8080, protocol: 'TCP' }] });
+  });
+
   it('monitoring (opt-in): ServiceMonitor on the metrics port, alerts, the sessions metric in the HPA', () => {
     const objects = render('production', 'monitoring');
     expect(clusterExtensions(objects).sort()).toEqual([

@@ -108,6 +108,52 @@ describe('conversation text work: billed, agreed, rate-limited', () => {
     // The credit balance paid for it.
     expect(balanceBefore - micros((await rest('/v1/project')).balance_usd)).toBe(textCost + frameCost);
   }, 90_000);
+
+  it('bills a response its session’s end cuts while the upstream still streams it', async () => {
+    // The upstream sends some of the answer, then nothing: the response is in flight when the session ends.
+    const said = ['The capital of France ', 'is Par'];
+    app.chatPlan = () => ({ kind: 'stall', pieces: said });
+    const inFlight = async () => {
+      const client = await openaiRealtimeClient(app);
+      const sessionId = (await client.next('session.created')).session.id as string;
+      client.rt.send({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Where is Paris?' }] },
+      });
+      client.rt.send(textOnly());
+      const text = () =>
+        client.events.flatMap((e) => (e.type === 'response.output_text.delta' ? [e.delta as string] : [])).join('');
+      await waitFor(async () => text() === said.join(''), 15_000);
+      const closed = new Promise<void>((resolve) => client.rt.socket.once('close', () => resolve()));
+      return { ...client, sessionId, closed };
+    };
+    const outputTokens = Math.ceil(said.join('').length / 4); // as the context budget counts
+
+    // Ended on the server (DELETE): the client hears the response end with what it cost, and pays that.
+    const balanceBefore = micros((await rest('/v1/project')).balance_usd);
+    const deleted = await inFlight();
+    const res = await fetchTrusting(app.ca)(`${app.t.baseUrl}/v1/sessions/${deleted.sessionId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${app.apiKey}` },
+    });
+    expect(res.status).toBe(204);
+    const done = (await deleted.next('response.done')).response;
+    expect(done).toMatchObject({ status: 'cancelled', status_details: { reason: 'session_ended' } });
+    expect(done.usage.output_tokens).toBe(outputTokens);
+    expect(done.usage.input_tokens).toBeGreaterThan(0);
+    await deleted.closed;
+    const cost = done.usage.input_tokens * 1 + done.usage.output_tokens * 4;
+    await waitFor(async () => balanceBefore - micros((await rest('/v1/project')).balance_usd) === cost, 15_000);
+
+    // Ended by its client (a hang-up): nobody hears the response end, and it is billed all the same.
+    const hungUp = await inFlight();
+    hungUp.rt.close();
+    await hungUp.closed;
+    await waitFor(async () => (await rest(`/v1/sessions/${hungUp.sessionId}`)).status === 'closed', 15_000);
+    const session = await rest(`/v1/sessions/${hungUp.sessionId}`);
+    expect(session.usage.tokens).toEqual({ input_tokens: done.usage.input_tokens, output_tokens: outputTokens });
+    expect(micros(session.usage.cost_usd)).toBe(cost);
+  }, 60_000);
 });
 
 describe('the idle rule counts billed audio', () => {

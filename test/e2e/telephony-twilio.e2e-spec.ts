@@ -79,9 +79,9 @@ describe('Twilio Media Streams on /v1/telephony/twilio', () => {
     expect(session).toMatchObject({ type: 'live', close_reason: 'close_requested', transport: 'twilio' });
     expect(session.call_id).toMatch(/^rtc_/);
     expect((await rest(`/v1/sessions/${session.call_id}`)).id).toBe(secret.session.id);
-    // Metered by the audio's duration: 0.3 + speech + 2 s of caller audio.
-    expect(session.usage.seconds).toBeGreaterThan(2.5);
-    expect(session.usage.seconds).toBeLessThan(6);
+    // Metered by the line's duration: every frame Twilio sent, in whole 80 ms frames.
+    expect(twilio.sentMs).toBeGreaterThan(2500);
+    expect(Math.abs(session.usage.seconds - twilio.sentMs / 1000)).toBeLessThanOrEqual(0.08);
   }, 60_000);
 
   it('barge-in: clear at once, nothing more of the cut answer, and the answer truncated at what the caller heard', async () => {

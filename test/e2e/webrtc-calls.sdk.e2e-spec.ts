@@ -9,7 +9,7 @@ import { fliteUtterances, toSessionAudio } from '../../src/engines/embedded/test
 import { startConversationApp, type ConversationApp } from '../support/conversation-app';
 import { fetchTrusting } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
-import { clientPeer, type ClientPeer } from '../support/webrtc-peer';
+import { clientPeer, connectedPeer, type ClientPeer } from '../support/webrtc-peer';
 
 const pcmOf = (samples: Int16Array) => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
 const level = (frames: { pcm: Int16Array }[]): number => {
@@ -64,21 +64,20 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
   it('the openai SDK calls.create: 201 with the answer and an rtc_ Location; a spoken turn is answered with audible audio over RTP', async () => {
     app.msPerChar = 20;
     app.chatPlan = () => ({ kind: 'reply', pieces: ['Hello', ' from the call.'] });
-    const client = peer();
-    const p = await client;
     const openai = new OpenAI({ apiKey: app.apiKey, baseURL: `${app.t.baseUrl}/v1`, fetch: fetchTrusting(app.ca) });
-    const res = await openai.realtime.calls.create({
-      sdp: p.offer,
-      session: { type: 'realtime', model: 'gpt-realtime', instructions: 'Be brief.' },
-    });
+    const { p, res, answer } = await connectedPeer(async (sdp) => {
+      const res = await openai.realtime.calls.create({
+        sdp,
+        session: { type: 'realtime', model: 'gpt-realtime', instructions: 'Be brief.' },
+      });
+      return { res, answer: await res.text() };
+    }, peers);
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toMatch(/^application\/sdp/);
     const location = res.headers.get('location')!;
     expect(location).toMatch(/^\/v1\/realtime\/calls\/rtc_[0-9A-Za-z]+$/);
-    const answer = await res.text();
     expect(answer).toMatch(/^v=0\r\n/);
     expect(answer).toMatch(/a=fingerprint:sha-256 /);
-    await p.connect(answer);
 
     const created = await p.next('session.created');
     expect(created.session).toMatchObject({ type: 'realtime', instructions: 'Be brief.' });
@@ -139,16 +138,20 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
   it('a client that offers only PCMU is answered in PCMU and heard', async () => {
     app.msPerChar = 20;
     app.chatPlan = () => ({ kind: 'reply', pieces: ['Hello.'] });
-    const p = await peer({ codecs: 'pcmu' });
-    const res = await post('/v1/realtime/calls', {
-      headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
-      body: p.offer,
-    });
-    expect(res.status).toBe(201);
-    const answer = await res.text();
+    const { p, status, answer } = await connectedPeer(
+      async (body) => {
+        const res = await post('/v1/realtime/calls', {
+          headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
+          body,
+        });
+        return { status: res.status, answer: await res.text() };
+      },
+      peers,
+      { codecs: 'pcmu' },
+    );
+    expect(status).toBe(201);
     expect(answer).toMatch(/a=rtpmap:0 PCMU\/8000/);
     expect(answer).not.toMatch(/opus/i);
-    await p.connect(answer);
     await p.next('session.created');
     p.send({
       type: 'conversation.item.create',
@@ -166,13 +169,14 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
       kind: 'reply',
       pieces: ['This is a long answer that goes on for several seconds at least.'],
     });
-    const p = await peer();
-    const res = await post('/v1/realtime?model=gpt-realtime', {
-      headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
-      body: p.offer,
-    });
-    expect(res.status).toBe(201);
-    await p.connect(await res.text());
+    const { p, status } = await connectedPeer(async (body) => {
+      const res = await post('/v1/realtime?model=gpt-realtime', {
+        headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
+        body,
+      });
+      return { status: res.status, answer: await res.text() };
+    }, peers);
+    expect(status).toBe(201);
     await p.next('session.created');
     p.send({
       type: 'conversation.item.create',
@@ -194,12 +198,13 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
 
   it('a flood on the data channel ends that call (rate_limit_exceeded, control_rate_exceeded); another call runs on', async () => {
     const open = async () => {
-      const p = await peer();
-      const res = await post('/v1/realtime/calls', {
-        headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
-        body: p.offer,
-      });
-      await p.connect(await res.text());
+      const { p } = await connectedPeer(async (body) => {
+        const res = await post('/v1/realtime/calls', {
+          headers: { Authorization: `Bearer ${app.apiKey}`, 'Content-Type': 'application/sdp' },
+          body,
+        });
+        return { answer: await res.text() };
+      }, peers);
       return { p, id: (await p.next('session.created')).session.id as string };
     };
     const flooder = await open();

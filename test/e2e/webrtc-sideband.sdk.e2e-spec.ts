@@ -9,7 +9,7 @@ import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { startConversationApp, type ConversationApp, type ConversationEvent } from '../support/conversation-app';
 import { fetchTrusting } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
-import { clientPeer, type ClientPeer } from '../support/webrtc-peer';
+import { connectedPeer, type ClientPeer } from '../support/webrtc-peer';
 
 const level = (frames: { pcm: Int16Array }[]): number => {
   let sum = 0;
@@ -46,14 +46,10 @@ describe('the sideband of a WebRTC call', () => {
   it('joins by the call id: its instructions and response reach the caller, who hears the answer; closing it ends nothing, hang-up ends both', async () => {
     app.msPerChar = 20;
     app.chatPlan = () => ({ kind: 'reply', pieces: ['Your table is ready.'] });
-    const p = await clientPeer();
-    peers.push(p);
-    const res = await openai.realtime.calls.create({
-      sdp: p.offer,
-      session: { type: 'realtime', model: 'gpt-realtime' },
-    });
-    const callId = res.headers.get('location')!.split('/').pop()!;
-    await p.connect(await res.text());
+    const { p, callId } = await connectedPeer(async (sdp) => {
+      const res = await openai.realtime.calls.create({ sdp, session: { type: 'realtime', model: 'gpt-realtime' } });
+      return { answer: await res.text(), callId: res.headers.get('location')!.split('/').pop()! };
+    }, peers);
     const created = await p.next('session.created');
 
     const rt = new OpenAIRealtimeWS({ callID: callId, options: { ca: app.ca } }, openai);
@@ -91,6 +87,20 @@ describe('the sideband of a WebRTC call', () => {
     await waitFor(async () => p.heard.length - heardBefore > 10, 10_000);
     expect(level(p.heard.slice(heardBefore))).toBeGreaterThan(500);
     expect(events.filter((e) => e.type === 'error')).toEqual([]);
+
+    // One client's fault never reaches the other: each refusal is told to the connection that sent it alone.
+    const callerErrors = () => p.events.filter((e) => e.type === 'error').map((e) => e.error.event_id as string);
+    const sidebandErrors = () => events.filter((e) => e.type === 'error').map((e) => e.error.event_id as string);
+    rt.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(4800).toString('base64'), event_id: 'side_1' });
+    p.send({ type: 'conversation.item.retrieve', item_id: 'item_none', event_id: 'caller_1' });
+    await waitFor(async () => sidebandErrors().length > 0 && callerErrors().length > 0, 10_000);
+    // What follows on both, in order after any error either could have been sent: the last update.
+    rt.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Seat them now.' } });
+    const updated = (e: ConversationEvent) =>
+      e.type === 'session.updated' && e.session.instructions === 'Seat them now.';
+    await waitFor(async () => events.some(updated) && p.events.some(updated), 10_000);
+    expect(sidebandErrors()).toEqual(['side_1']);
+    expect(callerErrors()).toEqual(['caller_1']);
 
     rt.close();
     await waitFor(async () => sidebandClosed !== null, 5000);

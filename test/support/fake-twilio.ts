@@ -1,8 +1,10 @@
 /**
  * A scripted Twilio Media Streams peer, as Twilio's side of a bidirectional `<Connect><Stream>`
  * behaves (../shared/reference/calls-and-phones.md): JSON text frames only; `connected`, then
- * `start` with the stream's ids and custom parameters, then the caller's audio as 20 ms mu-law
- * `media` frames paced in real time; it plays what it is sent in real time (160 bytes per 20 ms),
+ * `start` with the stream's ids and custom parameters, then the line: a 20 ms mu-law `media` frame
+ * every 20 ms of real time until `stop`, the caller's speech where there is some and the line's
+ * silence between (Twilio never pauses the inbound track, so a turn's end is heard as it is on a
+ * phone: by silence that goes on); it plays what it is sent in real time (160 bytes per 20 ms),
  * echoes a `mark` when the audio sent before it has played, and on `clear` drops what it has not
  * played and echoes the marks still pending. What it played is kept, to check what the caller heard.
  */
@@ -12,6 +14,7 @@ import { resampleClip } from '../../src/platform/audio/resampler';
 
 const FRAME_BYTES = 160; // 20 ms of mu-law at 8 kHz
 const FRAME_MS = 20;
+const LINE_SILENCE = Buffer.alloc(FRAME_BYTES, 0xff); // mu-law's zero
 
 export type TwilioMessage = { event: string; [key: string]: any };
 
@@ -31,9 +34,15 @@ export class FakeTwilio {
   private readonly queue: Queued[] = [];
   private sequence = 0;
   private mediaChunk = 0;
-  private sentMs = 0;
+  /** ms of the caller's line sent (media frames' own time). */
+  sentMs = 0;
   private readonly startedAt = Date.now();
   private player: NodeJS.Timeout | null = null;
+  private line: NodeJS.Timeout | null = null;
+  private lineStartedAt = 0;
+  private framesSent = 0;
+  /** The caller's speech still to go on the line, each part resolved once its last frame is sent. */
+  private readonly speech: { bytes: Buffer; sent: () => void }[] = [];
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data, isBinary) => {
@@ -45,6 +54,7 @@ export class FakeTwilio {
     ws.on('close', (code, reason) => {
       this.closed = { code, reason: reason.toString() };
       this.stopPlayer();
+      this.hangUpLine();
     });
   }
 
@@ -76,16 +86,14 @@ export class FakeTwilio {
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       },
     });
+    this.lineStartedAt = Date.now();
+    this.line = setInterval(() => this.feedLine(), FRAME_MS);
   }
 
-  /** The caller's audio (mu-law), in 20 ms frames paced in real time. */
-  async speak(mulaw: Buffer): Promise<void> {
-    const began = Date.now();
-    for (let at = 0, n = 0; at < mulaw.length; at += FRAME_BYTES, n++) {
-      this.sendMedia(mulaw.subarray(at, at + FRAME_BYTES));
-      const due = began + (n + 1) * FRAME_MS - Date.now();
-      if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
-    }
+  /** The caller speaks (mu-law) on the line; resolves when the last of it has been sent. */
+  speak(mulaw: Buffer): Promise<void> {
+    if (this.line === null) throw new Error('speak() after start() and before stop()');
+    return new Promise((sent) => this.speech.push({ bytes: mulaw, sent }));
   }
 
   sendMedia(payload: Buffer): void {
@@ -113,6 +121,7 @@ export class FakeTwilio {
   }
 
   stop(): void {
+    this.hangUpLine();
     this.send({
       event: 'stop',
       streamSid: this.streamSid,
@@ -140,6 +149,7 @@ export class FakeTwilio {
 
   close(): void {
     this.stopPlayer();
+    this.hangUpLine();
     if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1000);
   }
 
@@ -156,6 +166,33 @@ export class FakeTwilio {
       this.queue.length = 0;
       for (const mark of marks) this.echo(mark.name);
     }
+  }
+
+  /** The frames due by now, in real time: timers that fire late send their frames together, as a jittery network does. */
+  private feedLine(): void {
+    const due = Math.floor((Date.now() - this.lineStartedAt) / FRAME_MS);
+    for (; this.framesSent < due; this.framesSent++) {
+      const part = this.speech[0];
+      if (!part) {
+        this.sendMedia(LINE_SILENCE);
+        continue;
+      }
+      const frame = part.bytes.subarray(0, FRAME_BYTES);
+      part.bytes = part.bytes.subarray(frame.length);
+      this.sendMedia(
+        frame.length === FRAME_BYTES ? frame : Buffer.concat([frame, LINE_SILENCE.subarray(frame.length)]),
+      );
+      if (part.bytes.length === 0) {
+        this.speech.shift();
+        part.sent();
+      }
+    }
+  }
+
+  private hangUpLine(): void {
+    if (this.line !== null) clearInterval(this.line);
+    this.line = null;
+    for (const part of this.speech.splice(0)) part.sent();
   }
 
   /** One 20 ms frame of playback; marks whose audio has all played are echoed. */

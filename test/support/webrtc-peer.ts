@@ -98,3 +98,29 @@ export async function clientPeer(options: { codecs?: 'opus+pcmu' | 'pcmu' } = {}
     close: () => pc.close(),
   };
 }
+
+/**
+ * A call placed and its peer connected: `place` posts the offer and gives back the service's answer
+ * (with whatever else the test keeps of the response). libdatachannel, this client and not the
+ * service, now and then takes the service's DTLS hello while it is still taking the answer and drops
+ * its ICE transport ("Got a remote candidate without ICE transport"; a browser waits for the
+ * fingerprint): that setup alone is tried again, three attempts at most.
+ */
+export async function connectedPeer<T extends { answer: string }>(
+  place: (offer: string) => Promise<T>,
+  keep: ClientPeer[],
+  options: Parameters<typeof clientPeer>[0] = {},
+): Promise<T & { p: ClientPeer }> {
+  for (let attempt = 1; ; attempt++) {
+    const p = await clientPeer(options);
+    keep.push(p);
+    const placed = await place(p.offer);
+    try {
+      await p.connect(placed.answer);
+      return { ...placed, p };
+    } catch (error) {
+      p.close();
+      if (attempt === 3 || !String(error).includes('without ICE transport')) throw error;
+    }
+  }
+}

@@ -20,7 +20,7 @@ export interface RunningCall {
 /**
  * The calls this instance holds, by call id and by session id: filled by the call transports (WebRTC,
  * a carrier's stream) when their session starts, emptied when it ends. A call is held where its media
- * arrives; another instance does not find it here (the sideband refuses it there: docs/api.md).
+ * arrives; another instance does not find it here, and relays its sideband to this one (sideband/).
  */
 @Injectable()
 export class RunningCalls {

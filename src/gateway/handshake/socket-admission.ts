@@ -20,6 +20,8 @@ import { coreConfigOf, requestedOf } from '../connection/session-config.mapping'
 import { SessionPortsFactory, type SessionPorts } from '../connection/session-ports.factory';
 import { ProjectShare, type ShareClaim } from '../connection/project-share';
 import { TickScheduler } from '../../platform/clock/tick-scheduler';
+import { CallOwnerDialer, RELAYED_BY_HEADER } from '../sideband/call-owner-dialer';
+import type WebSocket from 'ws';
 import { missingCredentialMessage } from './credential-places';
 import { extractSocketCredential, type SocketCredentialResult } from './socket-credentials';
 
@@ -48,6 +50,8 @@ export interface Admitted<Q = unknown> {
 export class SocketAdmission {
   private readonly admitted = new WeakMap<IncomingMessage, Admitted>();
   private readonly sidebands = new WeakMap<IncomingMessage, RunningCall>();
+  /** Sidebands of calls held elsewhere: the owner's socket, open and paused, for the relay. */
+  private readonly relayed = new WeakMap<IncomingMessage, WebSocket>();
   private readonly share: ProjectShare;
 
   constructor(
@@ -61,6 +65,7 @@ export class SocketAdmission {
     private readonly ports: SessionPortsFactory,
     private readonly config: AppConfig,
     private readonly calls: RunningCalls,
+    private readonly owners: CallOwnerDialer,
     @Inject(CAPACITY_GATE) private readonly capacity: CapacityGate,
     clock: TickScheduler,
   ) {
@@ -131,7 +136,9 @@ export class SocketAdmission {
    * The sideband: an API key of the call's project joins a call this instance holds. It opens no
    * session (no capacity, share, credit or concurrency is asked); its client events count against the
    * call's control rate. A client secret is refused (the sideband is the app's server's); a call of
-   * another project is as unknown as one that does not exist.
+   * another project is as unknown as one that does not exist. A call held by another instance is
+   * reached there: this one opens the same sideband on the owner (its INSTANCE_URL, recorded with the
+   * call) with the client's credential, and relays the two (sideband-relay.ts).
    */
   private async admitSideband(req: IncomingMessage, dialect: Dialect<unknown>, callId: string): Promise<void> {
     const found = extractSocketCredential(req, dialect.credentials);
@@ -152,15 +159,27 @@ export class SocketAdmission {
       this.sidebands.set(req, call);
       return;
     }
-    const known = await this.sessions.get(principal, callId).catch(() => null);
-    if (call === undefined && known?.call_id != null && known.status === 'active') {
+    const running = call === undefined ? await this.sessions.runningCall(principal, callId) : null;
+    if (running === null || running.instanceId === this.instance.id)
+      throw new AppError('not_found', `No running call ${callId}`, { param: 'call_id' });
+    if (running.ownerUrl === null || req.headers[RELAYED_BY_HEADER] !== undefined) {
       throw new AppError(
         'not_found',
-        `The call ${callId} runs on another instance of the service: a sideband must reach the instance that holds the call's media`,
+        `The call ${callId} runs on another instance of the service, which cannot relay it (INSTANCE_URL is not set there): a sideband must reach the instance that holds the call's media`,
         { param: 'call_id' },
       );
     }
-    throw new AppError('not_found', `No running call ${callId}`, { param: 'call_id' });
+    const owner = await this.owners.dial({ ...running, url: running.ownerUrl }, req.url ?? '', value);
+    // A client gone before its upgrade completes never reaches the relay: its owner's socket goes too.
+    req.socket.once('close', () => this.relayed.get(req)?.terminate());
+    this.relayed.set(req, owner);
+  }
+
+  /** The owner's socket of a sideband relayed to the instance that holds its call, handed over once. */
+  takeRelayed(req: IncomingMessage): WebSocket | undefined {
+    const owner = this.relayed.get(req);
+    this.relayed.delete(req);
+    return owner;
   }
 
   /** The call a sideband socket joins, handed to its connection once (undefined: not a sideband). */

@@ -110,6 +110,8 @@ export class WebRtcCalls implements OnApplicationShutdown {
     let connection: RealtimeConversationConnection | null = null;
     let inbound: InboundAudio | null = null;
     const waiting = setTimeout(() => drop('channel never opened'), CHANNEL_OPEN_TIMEOUT_MS);
+    // A call that never connected must not hold a shutting-down process open (its peer is closed then).
+    waiting.unref();
     const drop = (why: string): void => {
       if (connection !== null) return;
       clearTimeout(waiting);

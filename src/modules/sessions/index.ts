@@ -20,5 +20,5 @@ export {
 export { SessionEnds } from './session-ends';
 export { type EngineSettings } from './sessions.repository';
 export { SessionsModule } from './sessions.module';
-export { SessionsService } from './sessions.service';
+export { SessionsService, type RunningCallOwner } from './sessions.service';
 export { isCallId, isSessionId, newCallId, newSessionId } from './session-id';

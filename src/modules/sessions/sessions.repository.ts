@@ -153,8 +153,13 @@ export class SessionsRepository {
     return rows[0]?.type ?? null;
   }
 
-  async recordTransport(id: string, transport: SessionTransport, callId: string | null): Promise<void> {
-    await this.sessions.update({ id }, { transport, callId });
+  async recordTransport(
+    id: string,
+    transport: SessionTransport,
+    callId: string | null,
+    callOwnerUrl: string | null,
+  ): Promise<void> {
+    await this.sessions.update({ id }, { transport, callId, callOwnerUrl });
   }
 
   /** Stores the language and turn detection a socket's client chose, keeping the rest (model, prompt). */

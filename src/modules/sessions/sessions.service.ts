@@ -23,6 +23,14 @@ export interface OpenWithApiKeyOptions {
   metadata?: Record<string, string>;
 }
 
+/** Where a running call is held, for a sideband that reached another instance. */
+export interface RunningCallOwner {
+  sessionId: string;
+  callId: string;
+  instanceId: string | null;
+  ownerUrl: string | null;
+}
+
 const DEFAULT_PAGE = 20;
 
 @Injectable()
@@ -149,8 +157,30 @@ export class SessionsService {
   }
 
   /** Set by a transport other than the dialect's socket (a call, a carrier's stream, a batch request) once admitted. */
+  /** A call is recorded with where the other instances reach this one (INSTANCE_URL), for its sideband. */
   recordTransport(sessionId: string, transport: SessionTransport, callId: string | null = null): Promise<void> {
-    return this.sessions.recordTransport(sessionId, transport, callId);
+    const ownerUrl = callId !== null ? this.config.instanceUrl : null;
+    return this.sessions.recordTransport(sessionId, transport, callId, ownerUrl);
+  }
+
+  /**
+   * A running call of the project, by its call id or session id, as another instance sees it: the
+   * instance that holds it and where that one is reached (null: it has no INSTANCE_URL). Null when
+   * there is no such running call.
+   */
+  async runningCall(principal: ApiKeyPrincipal, id: string): Promise<RunningCallOwner | null> {
+    if (!isSessionId(id) && !isCallId(id)) return null;
+    const found = isCallId(id)
+      ? await this.sessions.findVisibleByCallId(principal.projectId, id)
+      : await this.sessions.findVisible(principal.projectId, id);
+    if (!found || found.session.callId === null || found.status !== 'active') return null;
+    const { session } = found;
+    return {
+      sessionId: session.id,
+      callId: session.callId!,
+      instanceId: session.instanceId,
+      ownerUrl: session.callOwnerUrl,
+    };
   }
 
   /** So that GET /v1/sessions/{id} shows the language and turn detection the socket's client chose. */

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   capacity_exhausted: 503,
   shutting_down: 503,
   database_unavailable: 503,
+  call_unreachable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

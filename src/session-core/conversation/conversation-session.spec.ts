@@ -1,4 +1,5 @@
 import type { ResponseRequest, ResponseSink } from '../engine/engine.port';
+import type { SessionLimits } from '../model/session.types';
 import { FakeClock } from '../testing/fake-clock';
 import { FakeEngine, FakeMeter, FakeStore, FakeStream } from '../testing/fakes';
 import type {
@@ -17,11 +18,12 @@ interface View {
 class RespondingEngine extends FakeEngine {
   readonly conversation = { responses: true, tools: false };
   readonly requests: { request: ResponseRequest; sink: ResponseSink; stream: FakeStream }[] = [];
+  readonly cancelled: string[] = [];
 
   override async open(...args: Parameters<FakeEngine['open']>) {
     const stream = (await super.open(...args)) as FakeStream & Record<string, unknown>;
     stream.respond = (request: ResponseRequest, sink: ResponseSink) => this.requests.push({ request, sink, stream });
-    stream.cancelResponse = () => undefined;
+    stream.cancelResponse = (responseId: string) => this.cancelled.push(responseId);
     return stream;
   }
 }
@@ -66,10 +68,11 @@ const user = (text: string): ConversationClientEvent<View> => ({
 });
 
 describe('ConversationSession driven by two connections', () => {
-  const start = async () => {
+  const start = async (limits: Partial<SessionLimits> = {}) => {
     const clock = new FakeClock();
     const engine = new RespondingEngine();
     const store = new FakeStore();
+    const meter = new FakeMeter(store.log);
     const session = new ConversationSession<View>({
       sessionId: 'sess_two',
       config: {
@@ -82,8 +85,9 @@ describe('ConversationSession driven by two connections', () => {
       },
       engine,
       store,
-      meter: new FakeMeter(),
+      meter,
       clock,
+      limits,
       view: { voice: 'alloy' },
       refusals: REFUSALS,
     });
@@ -92,7 +96,7 @@ describe('ConversationSession driven by two connections', () => {
     session.attach(media, 'media');
     session.attach(control, 'control');
     await clock.advanceAsync(20);
-    return { clock, engine, store, session, media, control };
+    return { clock, engine, store, meter, session, media, control };
   };
 
   it('shows both connections the one conversation; either steers it; only the media connection hears the voice', async () => {
@@ -139,7 +143,7 @@ describe('ConversationSession driven by two connections', () => {
     await clock.advanceAsync(20);
     expect(engine.last.pushed).toHaveLength(0);
     expect(control.errors()).toEqual(['invalid_request']);
-    expect(media.errors()).toEqual(['invalid_request']);
+    expect(media.errors()).toEqual([]);
 
     session.receive({ type: 'append', audio: Buffer.alloc(3840) }, media);
     await clock.advanceAsync(20);
@@ -179,6 +183,102 @@ describe('ConversationSession driven by two connections', () => {
       expect(connection.types().at(-1)).toBe('closed');
       expect(connection.closed).toMatchObject({ code: 1000 });
     }
+  });
+
+  it('tells a client’s error to the connection that caused it alone, and the session’s own to every connection', async () => {
+    const { clock, engine, session, media, control } = await start();
+    // The control connection's faults: a format change it may not make, an item that is not there.
+    session.receive({ type: 'session_update', update: { settings: {}, view: {}, audioFormats: {} } }, control);
+    session.receive({ type: 'item_retrieve', itemId: 'item_nope', clientEventId: 'evt_c' }, control);
+    // The media connection's: an event its parser refused, a cancel with no response running.
+    const refused = {
+      type: 'reject',
+      code: 'invalid_event',
+      message: 'bad',
+      param: null,
+      clientEventId: 'evt_m',
+    } as const;
+    session.receive(refused, media);
+    session.receive({ type: 'response_cancel' }, media);
+    await clock.advanceAsync(20);
+    expect(control.errors()).toEqual(['invalid_request', 'item_not_found']);
+    expect(media.errors()).toEqual(['invalid_event', 'response_cancel_not_active']);
+    // Held while the engine stream reopens (a turn detection change), then replayed: still each its own.
+    const vad = { type: 'server_vad', threshold: 0.5, silenceDurationMs: 500, prefixPaddingMs: 300 } as const;
+    session.receive({ type: 'session_update', update: { settings: {}, view: {}, turnDetection: vad } }, control);
+    session.receive(user('one'), control);
+    session.receive(user('one'), media); // the same id again
+    expect(engine.streams).toHaveLength(1); // still reopening: both held
+    await clock.advanceAsync(20);
+    expect(engine.streams).toHaveLength(2);
+    expect(media.errors().at(-1)).toBe('item_already_exists');
+    expect(control.errors()).toHaveLength(2);
+
+    // The session's own: the engine's failure is everyone's.
+    engine.last.sink({ type: 'error', code: 'upstream', message: 'the upstream stumbled' });
+    await clock.advanceAsync(20);
+    expect(media.errors().at(-1)).toBe('engine_error');
+    expect(control.errors().at(-1)).toBe('engine_error');
+  });
+
+  it('tells every connection of a broken limit that ends the session, whichever broke it', async () => {
+    const { clock, session, media, control } = await start({ controlBurst: 3, controlPerSecond: 0.001 });
+    for (let i = 0; i < 4; i++) session.receive({ type: 'item_retrieve', itemId: `item_${i}` }, control);
+    await clock.advanceAsync(20);
+    await session.runtime.done;
+    // Three were the control connection's own refusals; the limit ended the call for both.
+    expect(control.errors()).toEqual(['item_not_found', 'item_not_found', 'item_not_found', 'rate_limit_exceeded']);
+    expect(media.errors()).toEqual(['rate_limit_exceeded']);
+    expect(media.types().at(-1)).toBe('closed');
+  });
+
+  describe('bills the response its end cuts before the session is recorded closed', () => {
+    const inFlight = async () => {
+      const started = await start();
+      const { clock, engine, session, media } = started;
+      session.receive({ type: 'append', audio: Buffer.alloc(3840 * 2) }, media);
+      session.receive(user('x'.repeat(400)), media); // 100 tokens, and 4 for the message
+      session.receive({ type: 'response_create', options: { conversation: 'auto' } }, media);
+      await clock.advanceAsync(20);
+      const { request, sink } = engine.requests[0];
+      sink({ type: 'text', delta: 'Hello, wo' }); // 3 tokens
+      await clock.advanceAsync(20);
+      return { ...started, responseId: request.responseId, sink };
+    };
+    const cut = (outputs: ConversationOutput<View>[]) =>
+      outputs.find((output) => output.type === 'response_done' && output.response.status === 'cancelled');
+
+    it('at a limit: the engine told to stop, the tokens metered before the close, response.done then closed', async () => {
+      const { clock, engine, store, meter, session, media, control, responseId } = await inFlight();
+      const ended = session.runtime.end({ kind: 'expired' });
+      await clock.advanceAsync(20);
+      await ended;
+      expect(engine.cancelled).toEqual([responseId]);
+      expect(meter.written.map((batch) => batch.tokens)).toEqual([undefined, { input: 104, output: 3 }]);
+      expect(store.log.slice(-3)).toEqual(['meter:1', 'meter:2', 'close:expired']);
+      for (const connection of [media, control]) {
+        expect(cut(connection.outputs)).toMatchObject({
+          response: { reason: 'session_ended', usage: { inputTokens: 104, outputTokens: 3 } },
+        });
+        expect(connection.types().slice(-2)).toEqual(['response_done', 'closed']);
+      }
+    });
+
+    it('at a hang-up: billed the same, and those still watching hear the response end', async () => {
+      const { clock, engine, store, meter, session, media, control, responseId, sink } = await inFlight();
+      session.leave(media, false);
+      await clock.advanceAsync(20);
+      // The engine's own end of it, after the session cut it, bills nothing more.
+      sink({ type: 'finished', status: 'cancelled', reason: null, usage: { inputTokens: 500, outputTokens: 50 } });
+      await clock.advanceAsync(20);
+      await session.runtime.done;
+      expect(engine.cancelled).toEqual([responseId]);
+      const tokens = meter.written.flatMap((batch) => (batch.tokens ? [batch.tokens] : []));
+      expect(tokens).toEqual([{ input: 104, output: 3 }]);
+      expect(store.log.at(-1)).toBe('close:connection_lost');
+      expect(cut(control.outputs)).toMatchObject({ response: { reason: 'session_ended' } });
+      expect(cut(media.outputs)).toBeUndefined();
+    });
   });
 
   it('closes a control connection that stops reading, alone', async () => {

@@ -8,16 +8,17 @@
  * them; what a client request or an engine callback produces goes out after the effects in flight
  * (`afterEffects`), so order holds across both. The runtime sees one transport: the media
  * connection's backlog (pacing, dropping output audio) and a close that reaches every connection.
+ * The connections, and the delivery to them, are conversation-fanout.ts's.
  */
 import { WireAudio, type AudioFormatName } from '../../platform/audio/audio-format';
 import type { ResponseEvent, SpeechEngine } from '../engine/engine.port';
 import type { SessionCommand } from '../model/session.commands';
 import type { ServerEvent } from '../model/session.events';
-import type { SessionConfig, SessionDescriptor } from '../model/session.types';
-import { systemClock, type EventRenderer, type LoggerPort, type TransportPort } from '../runtime/ports';
+import type { SessionConfig, SessionDescriptor, SessionError } from '../model/session.types';
+import { systemClock, type EventRenderer, type TransportPort } from '../runtime/ports';
 import { DEFAULT_RUNTIME_TUNING, type SessionRuntimeOptions } from '../runtime/runtime-options';
 import { SessionRuntime } from '../runtime/session.runtime';
-import { errorText } from '../runtime/runtime-support';
+import { ConversationFanout } from './conversation-fanout';
 import { ConversationIdleTimer } from './conversation-idle-timer';
 import type { ConversationEffect } from './conversation-effects';
 import { ConversationModel } from './conversation.model';
@@ -36,7 +37,7 @@ import type {
 
 export interface ConversationSessionOptions<V extends object> extends Omit<
   SessionRuntimeOptions,
-  'renderer' | 'transport'
+  'renderer' | 'transport' | 'onEnding'
 > {
   /** The configuration as the engine can serve it (the dialect leaves out what its engine cannot do). */
   readonly config: SessionConfig;
@@ -73,13 +74,11 @@ export class ConversationSession<V extends object> implements EventRenderer {
   private readonly tools: boolean;
   private readonly refusals: ConversationRefusals<V>;
   private readonly idle: ConversationIdleTimer;
-  private readonly hardBacklogBytes: number;
-  private readonly logger: LoggerPort | undefined;
   /** The media connection's audio formats ↔ the session's pcm16 24 kHz (G.711 for phone bridges). */
   private readonly wire: WireAudio;
-  private media: ConversationConnection<V> | null = null;
-  private readonly controls = new Set<ConversationConnection<V>>();
-  private overflowed = false;
+  private readonly fanout: ConversationFanout<V>;
+  /** The connection whose client event is being handled: an error it causes is told to it alone. */
+  private source: ConversationConnection<V> | null = null;
   /** A change of turn detection: it applies once the session core took it. */
   private asked: ConversationSettingsChange<V> | null = null;
 
@@ -95,8 +94,14 @@ export class ConversationSession<V extends object> implements EventRenderer {
     this.refusals = refusals;
     this.view = view;
     this.wire = new WireAudio(config.audioFormats);
-    this.logger = options.logger;
-    this.hardBacklogBytes = options.tuning?.hardBacklogBytes ?? DEFAULT_RUNTIME_TUNING.hardBacklogBytes;
+    this.fanout = new ConversationFanout<V>(
+      options.tuning?.hardBacklogBytes ?? DEFAULT_RUNTIME_TUNING.hardBacklogBytes,
+      {
+        mediaLost: () => this.runtime.transportClosed(),
+        mediaNotReading: () => void this.runtime.end({ kind: 'client_not_reading' }),
+        warn: (message) => options.logger?.warn(`session ${options.sessionId}: ${message}`),
+      },
+    );
     const prefix = options.sessionId.replace(/^sess_/, '');
     this.model = new ConversationModel(prefix, capabilities?.responses === true, conversationLimits);
     if (config.turnDetection === null || config.createResponse === false) this.model.settings.createResponse = false;
@@ -111,11 +116,17 @@ export class ConversationSession<V extends object> implements EventRenderer {
       Object.assign(this.model.settings, secret.settings);
       Object.assign(this.view, secret.view);
     }
-    this.runtime = new SessionRuntime({ ...runtimeOptions, transport: this.runtimeTransport(), renderer: this });
+    this.runtime = new SessionRuntime({
+      ...runtimeOptions,
+      transport: this.runtimeTransport(),
+      renderer: this,
+      // The response in flight is cut and billed before the session's usage is recorded.
+      onEnding: () => this.perform(this.model.sessionEnding()),
+    });
     this.runtime.handle({ type: 'start', config: { ...config, conversation: true }, implicit: true });
     if (secret?.refusal) this.runtime.handle({ type: 'reject', ...secret.refusal });
     // Connections still attached when the session has ended are closed with it.
-    void this.runtime.done.then(() => this.closeAll(1000, 'session ended'));
+    void this.runtime.done.then(() => this.fanout.closeAll(1000, 'session ended'));
   }
 
   /**
@@ -124,21 +135,12 @@ export class ConversationSession<V extends object> implements EventRenderer {
    * says from then on.
    */
   attach(connection: ConversationConnection<V>, role: ConnectionRole): void {
-    if (role === 'control') {
-      this.controls.add(connection);
-      return;
-    }
-    if (this.media !== null) throw new Error('a conversation session has one media connection');
-    this.media = connection;
+    this.fanout.attach(connection, role);
   }
 
   /** A connection left. The media connection's leaving ends the session (`clean`: its client asked to). */
   leave(connection: ConversationConnection<V>, clean: boolean): void {
-    if (connection !== this.media) {
-      this.controls.delete(connection);
-      return;
-    }
-    this.media = null;
+    if (!this.fanout.leave(connection)) return;
     this.idle.stop(); // with the media gone no `closed` is rendered to stop it
     if (clean) this.runtime.clientClosed();
     else this.runtime.transportClosed();
@@ -146,21 +148,39 @@ export class ConversationSession<V extends object> implements EventRenderer {
 
   /** A client event a connection parsed. Items and responses are counted here, the rest by the runtime. */
   receive(request: ConversationClientEvent<V>, from: ConversationConnection<V>): void {
-    if (request.type === 'append' && from !== this.media) {
-      return this.refuse(this.refusals.audioOnControl(), request.clientEventId);
-    }
-    if (request.type === 'session_update' && request.update.audioFormats !== undefined && from !== this.media) {
-      return this.refuse(this.refusals.formatOnControl(), request.clientEventId);
-    }
     // A response asked for while the engine stream reopens would find none: everything waits its turn there.
     if (CONVERSATION_REQUESTS.has(request.type) && !this.runtime.control()) return;
-    this.runtime.inOrder(() => this.handle(request));
+    this.runtime.inOrder(() => this.handleFrom(from, request));
+  }
+
+  /**
+   * A connection's client event, handled now (the runtime runs its effects before returning): the
+   * errors it causes are that connection's, while the session's own go to every connection.
+   */
+  private handleFrom(from: ConversationConnection<V>, request: ConversationClientEvent<V>): void {
+    const outer = this.source;
+    this.source = from;
+    try {
+      if (request.type === 'append' && !this.fanout.isMedia(from)) {
+        return this.refuse(this.refusals.audioOnControl(), request.clientEventId);
+      }
+      if (
+        request.type === 'session_update' &&
+        request.update.audioFormats !== undefined &&
+        !this.fanout.isMedia(from)
+      ) {
+        return this.refuse(this.refusals.formatOnControl(), request.clientEventId);
+      }
+      this.handle(request);
+    } finally {
+      this.source = outer;
+    }
   }
 
   /** A caller's keypress (a phone call's DTMF), told to every connection in order with the session's events. */
   keypress(digit: string, receivedAt: number): void {
     if (this.runtime.phase !== 'started') return;
-    this.runtime.afterEffects(() => this.deliver({ type: 'dtmf', digit, receivedAt }));
+    this.runtime.afterEffects(() => this.fanout.deliver({ type: 'dtmf', digit, receivedAt }));
   }
 
   /** The runtime's events, through the model, to every connection (the runtime sends nothing itself). */
@@ -169,14 +189,14 @@ export class ConversationSession<V extends object> implements EventRenderer {
       case 'started':
         this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
         this.idle.configure(event.session.config.idleTimeoutMs ?? null);
-        this.deliver(this.sessionShown('session_created', event));
+        this.fanout.deliver(this.sessionShown('session_created', event));
         break;
       case 'updated':
         // The session core holds interrupt_response (it cuts the voice): the conversation follows it.
         this.model.settings.interruptResponse = event.session.config.interruptResponse !== false;
         if (this.asked !== null) this.takeAsked(this.asked);
         this.asked = null;
-        this.deliver(this.sessionShown('session_updated', event));
+        this.fanout.deliver(this.sessionShown('session_updated', event));
         break;
       case 'speech_started':
         return this.perform(this.model.speechStarted(event.itemId, event.startMs));
@@ -204,12 +224,12 @@ export class ConversationSession<V extends object> implements EventRenderer {
         this.asked = null; // what it asked does not apply: session.updated shows what is in force
         // As on the transcription half: an event refused because the session is ending is answered
         // by the end's own error, since clients take the first error as fatal.
-        if (event.error.code !== 'session_closed') this.deliver({ type: 'error', error: event.error });
+        if (event.error.code !== 'session_closed')
+          this.fanout.deliver({ type: 'error', error: event.error }, this.blamed(event));
         break;
       case 'closed':
         this.idle.stop();
-        this.perform(this.model.sessionEnding());
-        this.deliver(event);
+        this.fanout.deliver(event);
         break;
     }
     return null;
@@ -302,9 +322,10 @@ export class ConversationSession<V extends object> implements EventRenderer {
 
   /** Effects from a client request or an engine callback: their events go out after the effects in flight. */
   private send(effects: readonly ConversationEffect[]): void {
-    const outputs: ConversationOutput<V>[] = [];
-    this.carryOut(effects, (output) => outputs.push(output));
-    if (outputs.length > 0) this.runtime.afterEffects(() => outputs.forEach((output) => this.deliver(output)));
+    const outputs: [ConversationOutput<V>, ConversationConnection<V> | null][] = [];
+    this.carryOut(effects, (output, only) => outputs.push([output, only]));
+    if (outputs.length > 0)
+      this.runtime.afterEffects(() => outputs.forEach(([output, only]) => this.fanout.deliver(output, only)));
   }
 
   /** Effects met while rendering a session event: their events are that event's, delivered now. */
@@ -313,17 +334,29 @@ export class ConversationSession<V extends object> implements EventRenderer {
     return null;
   }
 
-  private readonly deliverNow = (output: ConversationOutput<V>): void => this.deliver(output);
+  private readonly deliverNow = (output: ConversationOutput<V>, only: ConversationConnection<V> | null): void =>
+    this.fanout.deliver(output, only);
+
+  /**
+   * Who alone hears an error: the connection whose client event it refuses, while the session runs.
+   * Null (every connection) for the session's own: an engine's failure, a broken limit that ends it.
+   */
+  private blamed(event: { readonly error: SessionError }): ConversationConnection<V> | null {
+    return event.error.origin === 'client' && this.runtime.phase === 'started' ? this.source : null;
+  }
 
   /** Carries out the engine requests and hands on the events, in order. */
-  private carryOut(effects: readonly ConversationEffect[], push: (output: ConversationOutput<V>) => void): void {
+  private carryOut(
+    effects: readonly ConversationEffect[],
+    push: (output: ConversationOutput<V>, only: ConversationConnection<V> | null) => void,
+  ): void {
     for (const effect of effects) {
       switch (effect.kind) {
         case 'emit':
           this.idle.observe(effect.event);
-          push(effect.event);
+          push(effect.event, effect.event.type === 'error' ? this.blamed(effect.event) : null);
           if (effect.event.type === 'response_created') {
-            push({ type: 'rate_limits', allowance: this.runtime.controlAllowance() });
+            push({ type: 'rate_limits', allowance: this.runtime.controlAllowance() }, null);
           }
           break;
         case 'respond': {
@@ -344,65 +377,15 @@ export class ConversationSession<V extends object> implements EventRenderer {
     }
   }
 
-  /**
-   * To every connection: the media one first, then those watching, which hear no output audio. A
-   * media connection gone or not reading ends the session, as a socket's would; a control connection
-   * gone is dropped, and one not reading is closed, alone.
-   */
-  private deliver(output: ConversationOutput<V>): void {
-    const media = this.media;
-    if (media !== null) {
-      try {
-        media.send(output);
-      } catch (error) {
-        this.runtime.transportClosed();
-        this.log(`send failed: ${errorText(error)}`);
-      }
-      if (!this.overflowed && media.bufferedAmount > this.hardBacklogBytes) {
-        this.overflowed = true;
-        void this.runtime.end({ kind: 'client_not_reading' });
-      }
-    }
-    if (this.controls.size === 0 || output.type === 'output_audio_delta') return;
-    for (const control of this.controls) {
-      try {
-        control.send(output);
-        if (control.bufferedAmount <= this.hardBacklogBytes) continue;
-        this.controls.delete(control);
-        control.close(1008, 'client_not_reading');
-      } catch (error) {
-        this.controls.delete(control);
-        this.log(`send to a control connection failed: ${errorText(error)}`);
-      }
-    }
-  }
-
-  private log(message: string): void {
-    this.logger?.warn(`session ${this.runtime.sessionId}: ${message}`);
-  }
-
   /** The one transport the runtime sees: the media connection's backlog; its close ends every connection. */
   private runtimeTransport(): TransportPort {
-    const backlog = () => this.media?.bufferedAmount ?? 0;
+    const fanout = this.fanout;
     return {
       send: () => undefined, // the runtime sends nothing: render() delivers
-      close: (code, reason) => this.closeAll(code, reason),
+      close: (code, reason) => fanout.closeAll(code, reason),
       get bufferedAmount() {
-        return backlog();
+        return fanout.backlog;
       },
     };
-  }
-
-  private closeAll(code: number, reason: string): void {
-    const connections = [...(this.media ? [this.media] : []), ...this.controls];
-    this.media = null;
-    this.controls.clear();
-    for (const connection of connections) {
-      try {
-        connection.close(code, reason);
-      } catch (error) {
-        this.log(`closing a connection failed: ${errorText(error)}`);
-      }
-    }
   }
 }

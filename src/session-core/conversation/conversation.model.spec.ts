@@ -130,6 +130,45 @@ describe('ConversationModel', () => {
     ]);
   });
 
+  it('bills a response the session’s end cuts while its engine is at work: told to stop, billed once, at once', () => {
+    model.createItem(userText('x'.repeat(400)), undefined); // 100 tokens, and 4 for the message
+    const id = request(model.createResponse({ conversation: 'auto' }))!.responseId;
+    model.responseEvent(id, { type: 'text', delta: 'Hello, wo' }); // 9 ASCII characters: 3 tokens
+    const ended = model.sessionEnding();
+    expect(ended.filter((e) => e.kind !== 'emit')).toEqual([
+      { kind: 'cancel', responseId: id },
+      { kind: 'bill', tokens: { inputTokens: 104, outputTokens: 3 } },
+    ]);
+    expect(events(ended).at(-1)).toMatchObject({
+      type: 'response_done',
+      response: { status: 'cancelled', reason: 'session_ended', usage: { inputTokens: 104, outputTokens: 3 } },
+    });
+    // The engine's own end, if it comes, is too late and bills nothing more.
+    const late = { inputTokens: 1, outputTokens: 1 };
+    expect(model.responseEvent(id, { type: 'finished', status: 'cancelled', reason: null, usage: late })).toEqual([]);
+    expect(model.tokens).toEqual({ inputTokens: 104, outputTokens: 3 });
+  });
+
+  it('at the session’s end, bills a cancelled response still waiting for its engine, and nothing again for one it finished', () => {
+    model.createItem(userText('x'.repeat(400)), undefined);
+    const cut = request(model.createResponse({ conversation: 'auto' }))!.responseId;
+    expect(model.cancelResponse(cut).filter((e) => e.kind !== 'emit')).toEqual([{ kind: 'cancel', responseId: cut }]);
+    expect(model.sessionEnding().filter((e) => e.kind === 'bill')).toEqual([
+      { kind: 'bill', tokens: { inputTokens: 104, outputTokens: 0 } },
+    ]);
+
+    // A voiced answer its engine finished (and billed) is still playing when the session ends.
+    const voiced = request(model.createResponse({ conversation: 'auto', audio: true }))!;
+    model.audioStarted(voiced.itemId);
+    model.responseEvent(voiced.responseId, { type: 'text', delta: 'Hi.' });
+    const usage = { inputTokens: 9, outputTokens: 1 };
+    model.responseEvent(voiced.responseId, { type: 'finished', status: 'completed', reason: null, usage });
+    const ended = model.sessionEnding();
+    expect(ended.filter((e) => e.kind !== 'emit')).toEqual([]);
+    expect(events(ended).at(-1)).toMatchObject({ response: { status: 'cancelled', reason: 'session_ended' } });
+    expect(model.tokens).toEqual({ inputTokens: 113, outputTokens: 1 });
+  });
+
   it('reports a tool call as a completed function_call item, and its output goes back as a tool message', () => {
     const id = request(model.createResponse({ conversation: 'auto' }))!.responseId;
     const call = model.responseEvent(id, { type: 'function_call', callId: 'call_1', name: 'clock', arguments: '{}' });

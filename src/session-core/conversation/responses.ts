@@ -203,15 +203,26 @@ export class ConversationResponses {
     return this.settle(response);
   }
 
-  /** The session is ending: the running response ends with it. */
+  /**
+   * The session is ending: the running response ends with it, now. If the engine is still at work on
+   * it, it is told to stop and billed as a cancelled response is (its upstream's report will come too
+   * late, if at all: the session's usage is recorded before): for what it was sent and what came back.
+   */
   sessionEnding(): ConversationEffect[] {
     const response = this.active;
     if (response === null) return [];
     response.cancelReason ??= 'session_ended';
     response.held = null;
-    response.engineFinished = true;
+    const out: ConversationEffect[] = [];
+    if (!response.engineFinished) {
+      response.engineFinished = true;
+      // Held (never sent) or unbidden: the engine has nothing to stop.
+      if (response.sentTokens !== null) out.push({ kind: 'cancel', responseId: response.view.id });
+      out.push(...this.bill(response, null));
+    }
     response.audioPlaying = false;
-    return this.settle(response);
+    out.push(...this.settle(response));
+    return out;
   }
 
   // --- internals -------------------------------------------------------------------------------

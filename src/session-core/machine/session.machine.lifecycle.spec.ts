@@ -23,12 +23,12 @@ function started(limits = {}): SessionMachine {
 }
 
 describe('SessionMachine closing', () => {
-  it('closes on session.close: final meter, usage, output flush, engine close, then finalize', () => {
+  it('closes on session.close: the dialect’s last work, final meter, usage, output flush, engine close, then finalize', () => {
     const machine = started();
     machine.appendAudio(Buffer.alloc(FRAME_BYTES * 3), T0);
     const effects = machine.close({ kind: 'client', clientEventId: 'c9' });
-    expect(kinds(effects)).toEqual(['meter', 'emit:usage', 'output_flush', 'engine_close', 'finalize']);
-    expect(effects[0]).toEqual({ kind: 'meter', batch: { seq: 1, frames: 3 } });
+    expect(kinds(effects)).toEqual(['ending', 'meter', 'emit:usage', 'output_flush', 'engine_close', 'finalize']);
+    expect(effects[1]).toEqual({ kind: 'meter', batch: { seq: 1, frames: 3 } });
     expect(effects.at(-1)).toEqual({
       kind: 'finalize',
       reason: 'close_requested',
@@ -97,7 +97,7 @@ describe('SessionMachine closing', () => {
     const machine = started();
     machine.appendAudio(Buffer.alloc(FRAME_BYTES), T0);
     const effects = machine.close({ kind: 'transport_lost' });
-    expect(kinds(effects)).toEqual(['meter', 'output_flush', 'engine_close', 'finalize']);
+    expect(kinds(effects)).toEqual(['ending', 'meter', 'output_flush', 'engine_close', 'finalize']);
     expect(effects.at(-1)).toMatchObject({ reason: 'connection_lost', detail: 'client_disconnected' });
     expect(machine.finalized(T0, OUTPUT)).toEqual([]);
     expect(machine.phase).toBe('closed');

@@ -126,7 +126,14 @@ describe('SessionMachine before start', () => {
     expect(machine.close({ kind: 'transport_lost' })).toEqual([]);
     expect(machine.close({ kind: 'shutdown' })).toEqual([]); // the first cause wins
     const effects = machine.startSucceeded(T0);
-    expect(kinds(effects)).toEqual(['emit:started', 'schedule_expiry', 'output_flush', 'engine_close', 'finalize']);
+    expect(kinds(effects)).toEqual([
+      'emit:started',
+      'schedule_expiry',
+      'ending',
+      'output_flush',
+      'engine_close',
+      'finalize',
+    ]);
     expect(effects.at(-1)).toMatchObject({
       kind: 'finalize',
       reason: 'connection_lost',

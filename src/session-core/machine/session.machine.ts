@@ -313,7 +313,7 @@ export class SessionMachine {
     const outcome = closeOutcome(cause);
     this.ending = cause.kind === 'client' ? { ...outcome, clientEventId: cause.clientEventId } : outcome;
     this.phaseNow = 'closing';
-    const out: Effect[] = [];
+    const out: Effect[] = [{ kind: 'ending' }];
     this.input.finish(out);
     if (outcome.notify) out.push({ kind: 'emit', event: { type: 'usage', usage: this.usage } });
     out.push({ kind: 'output_flush' }, { kind: 'engine_close' });

@@ -21,6 +21,11 @@ export type Effect =
   | { readonly kind: 'engine_prepare'; readonly transcript: string }
   /** The turn went on after an eager end: the prepared answer is dropped. */
   | { readonly kind: 'engine_discard_prepared' }
+  /**
+   * The session begins to end: the dialect's last work of it (a conversation cuts and bills the
+   * response in flight), while the engine is still open and before the session is recorded closed.
+   */
+  | { readonly kind: 'ending' }
   /** Flush and release the engine stream; final transcripts may still arrive meanwhile. */
   | { readonly kind: 'engine_close' }
   /** Persist a batch of metered frames, in seq order, before the session is recorded closed. */

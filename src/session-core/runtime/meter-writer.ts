@@ -24,9 +24,16 @@ export class MeterWriter {
     this.chain = this.chain.then(() => this.attempt(batch));
   }
 
-  /** Resolves once every batch written so far is stored (or given up on); never rejects. */
-  settled(): Promise<void> {
-    return this.chain;
+  /**
+   * Resolves once every batch is stored (or given up on), including those written while it waits
+   * (a conversation's last response, billed as the session ends); never rejects.
+   */
+  async settled(): Promise<void> {
+    let chain: Promise<void>;
+    do {
+      chain = this.chain;
+      await chain;
+    } while (chain !== this.chain);
   }
 
   private async attempt(batch: MeterBatch): Promise<void> {

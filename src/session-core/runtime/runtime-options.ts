@@ -44,4 +44,10 @@ export interface SessionRuntimeOptions {
   readonly logger?: LoggerPort;
   readonly limits?: Partial<SessionLimits>;
   readonly tuning?: Partial<RuntimeTuning>;
+  /**
+   * The session begins to end, whatever ends it (the transport may be gone already): the dialect's
+   * last work, while the engine stream is still open. What it meters then (`meterText`) is written
+   * before the session is recorded closed.
+   */
+  readonly onEnding?: () => void;
 }

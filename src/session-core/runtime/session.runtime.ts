@@ -11,7 +11,8 @@
  * - A session's fault stays in it: an effect that throws, a rejected start or reopen, or a throwing
  *   dialect handler (`fault()`) ends this session with `internal_error`, never the process.
  * - Meter batches are written one at a time, in seq order, and all of them before the session
- *   is recorded closed; `closed` goes out only after that record.
+ *   is recorded closed; `closed` goes out only after that record. What the dialect bills as the
+ *   session begins to end (`onEnding`: a conversation's response cut by the end) is among them.
  */
 import type { ResponseRequest, ResponseSink } from '../engine/engine.port';
 import type { CloseCause } from '../model/close-causes';
@@ -218,6 +219,8 @@ export class SessionRuntime {
         return this.engine.call((stream) => stream.prepareResponse?.(effect.transcript));
       case 'engine_discard_prepared':
         return this.engine.call((stream) => stream.discardPreparedResponse?.());
+      case 'ending':
+        return this.options.onEnding?.();
       case 'engine_close':
         this.engineClosed = this.engine.close();
         return;

@@ -60,6 +60,10 @@ export class SessionEntity {
   @Column({ name: 'call_id', type: 'varchar', length: 40, nullable: true })
   callId: string | null;
 
+  /** Where the other instances reach the one that holds the call's media (its INSTANCE_URL), for the sideband. */
+  @Column({ name: 'call_owner_url', type: 'varchar', length: 300, nullable: true })
+  callOwnerUrl: string | null;
+
   @Column({ type: 'varchar', length: 64 })
   region: string;
 

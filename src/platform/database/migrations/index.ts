@@ -10,6 +10,7 @@ import { SecretRealtimeSession1796300000000 } from './1796300000000-SecretRealti
 import { SessionTransport1796400000000 } from './1796400000000-SessionTransport';
 import { SigningKeys1796500000000 } from './1796500000000-SigningKeys';
 import { TextMetering1796500000001 } from './1796500000001-TextMetering';
+import { CallOwnerUrl1796600000317 } from './1796600000317-CallOwnerUrl';
 
 /** Applied in order; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   SessionTransport1796400000000,
   SigningKeys1796500000000,
   TextMetering1796500000001,
+  CallOwnerUrl1796600000317,
 ];

@@ -36,7 +36,9 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
       '`interrupt_response: false` and `idle_timeout_ms` (`unsupported_parameter`) and `response.create` ' +
       '(`unsupported_event`).',
     '',
-    'Metered in input audio frames as voicechat; the tokens in `response.done` are detail only.',
+    'Metered in input audio frames as voicechat, and in text tokens for each response the engine is asked for ' +
+      '(the upstream’s count, else estimated; a response cut by the session’s end included): ' +
+      '`response.done.usage` shows what was billed.',
     '',
     'The sideband: `?call_id=` (a call’s `rtc_…` id or its session’s `sess_…` id; the `openai` SDK’s ' +
       '`OpenAIRealtimeWS({ callID })`) with an API key of the call’s project joins a running call (WebRTC or a ' +
@@ -44,8 +46,13 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
       'output audio, and sends its client events but input audio and audio formats (`input_audio_buffer.append` and a ' +
       '`session.update` of `session.audio` formats are refused with ' +
       '`invalid_request_error`). Closing it ends nothing; the call’s end closes it. A client secret is refused ' +
-      '(403 `permission_denied`); a call of another project, an ended call, or a call held by another instance ' +
-      'of the service (the one its media reaches) is 404 `not_found`.',
+      '(403 `permission_denied`); a call of another project or an ended call is 404 `not_found`. Any instance ' +
+      'of the service serves it: one that does not hold the call relays it to the one that does (its ' +
+      '`INSTANCE_URL`); without that address the call is 404 `not_found` there, and an owner that does not ' +
+      'answer is 503 `call_unreachable`.',
+    '',
+    'On a call, an `error` answering a client event goes only to the connection that sent it (the caller’s or a ' +
+      'sideband’s); the session’s own errors (the engine failing, a limit that ends the call) go to every connection.',
   ].join('\n'),
   query: openObject(
     {},
@@ -56,7 +63,7 @@ export const REALTIME_CONVERSATION_ASYNCAPI: SocketDialectDoc = {
     },
   ),
   security: ['bearer', 'token', 'api_key', 'client_secret_query', 'realtime_subprotocol'],
-  handshakeRefusals: [...COMPAT_HANDSHAKE_REFUSALS, 'permission_denied', 'not_found'],
+  handshakeRefusals: [...COMPAT_HANDSHAKE_REFUSALS, 'permission_denied', 'not_found', 'call_unreachable'],
   errorCodes: CONVERSATION_ERROR_CODES,
   clientMessages: CONVERSATION_CLIENT_MESSAGES,
   serverMessages: CONVERSATION_SERVER_MESSAGES,
