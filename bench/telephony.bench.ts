@@ -11,6 +11,17 @@
  * turn ends once server_vad's 500 ms of silence have passed) minus the real end of speech (the
  * clip's own level, speech-timing.ts), on the audio's timeline, so the figure does not depend on the
  * machine's load.
+ *
+ * Then phone calls on the native Twilio endpoint beside 24 kHz Realtime sockets on the same
+ * conversation path (support/voicechat-service.ts: the cascade on fake upstreams, the scripted
+ * listener): for 1, 10 and 50 concurrent sessions (--quick: 1 and 10), each speaking a 2 s cycle
+ * (480 ms voiced) in 20 ms frames (support/twilio-caller.ts: a secret minted per call, `start` with
+ * it, mu-law `media`, marks echoed as they play):
+ *   CPU per session  the service's CPU seconds per second of each session (/proc), and sessions per core
+ *   voice to voice   last voiced frame sent → first answer audio received (Twilio: the first answer
+ *                    `media` frame; the socket: the first `response.output_audio.delta`); it includes
+ *                    the turn detector's silence wait (500 ms, the same on both paths)
+ * --calls-only / --recognition-only run one part; the other's results are kept from the last report.
  * Results: bench/results/telephony.json.
  */
 import { EmbeddedSpeechEngine } from '../src/engines/embedded/embedded-speech.engine';
@@ -20,7 +31,14 @@ import { EventLog, feedAudio } from '../src/engines/embedded/testing/stream-driv
 import { corpusWer } from '../src/engines/embedded/testing/wer';
 import { G711Stream, type G711Law } from '../src/platform/audio/g711';
 import type { EngineStreamConfig } from '../src/session-core';
-import { round, writeReport } from './support/report';
+import { readReport, round, writeReport } from './support/report';
+import { cyclePcm24k, openRealtimeSocket, speakingStep, type StepResult } from './support/spoken-turns';
+import { mulawCycle, openTwilioCall } from './support/twilio-caller';
+import { BENCH_KEY, startVoicechatService } from './support/voicechat-service';
+
+const quick = process.argv.includes('--quick');
+const CALL_STEPS = quick ? [1, 10] : [1, 10, 50];
+const CALL_WINDOW_MS = quick ? 10_000 : 20_000;
 
 const GAP_MS = 1000;
 const config = (sessionId: string): EngineStreamConfig => ({
@@ -79,44 +97,110 @@ async function measure(engine: EmbeddedSpeechEngine, name: string, utterances: f
   };
 }
 
-async function main(): Promise<void> {
+type Recognition = Awaited<ReturnType<typeof measure>>;
+
+async function recognition(): Promise<Recognition[]> {
   const engine = new EmbeddedSpeechEngine({ maxStreams: 2, warmDecoders: 1 });
   await engine.start();
   const corpora: { name: string; utterances: fixtures.Utterance[] }[] = [];
   for (const voice of ['rms', 'slt', 'awb'])
     corpora.push({ name: `flite-${voice}`, utterances: await fixtures.fliteUtterances(voice) });
   if (fixtures.hasTestData()) corpora.push({ name: 'librivox', utterances: fixtures.librivoxUtterances() });
-  const results: Awaited<ReturnType<typeof measure>>[] = [];
+  const results: Recognition[] = [];
   for (const corpus of corpora) {
     for (const line of ['24k', 'mulaw', 'alaw'])
       results.push(await measure(engine, corpus.name, corpus.utterances, line));
   }
   await engine.shutdown();
+  return results;
+}
+
+interface Calls {
+  steps: StepResult[];
+  windowMs: number;
+  /** When these figures were measured (a run of the other part alone keeps them). */
+  measuredAt: string;
+}
+
+async function calls(): Promise<Calls> {
+  const { service, close } = await startVoicechatService('telephony');
+  const steps: StepResult[] = [];
+  try {
+    const pcm = cyclePcm24k();
+    const mulaw = mulawCycle(pcm);
+    for (const count of CALL_STEPS) {
+      steps.push(
+        await speakingStep(service, 'twilio', count, CALL_WINDOW_MS, () =>
+          openTwilioCall(service.baseUrl, BENCH_KEY, mulaw),
+        ),
+      );
+      steps.push(
+        await speakingStep(service, 'websocket', count, CALL_WINDOW_MS, () =>
+          openRealtimeSocket(service.baseUrl, BENCH_KEY, pcm),
+        ),
+      );
+    }
+  } finally {
+    await close();
+  }
+  return { steps, windowMs: CALL_WINDOW_MS, measuredAt: new Date().toISOString() };
+}
+
+/** The last report's part that this run does not measure (its first shape held recognition alone). */
+function previous(): { recognition: (Recognition & { measuredAt?: string })[]; calls: Calls | null } {
+  const report = readReport('telephony');
+  const results = report?.results as { recognition?: Recognition[]; calls?: Calls } | Recognition[] | undefined;
+  if (Array.isArray(results))
+    return { recognition: results.map((r) => ({ ...r, measuredAt: report!.date })), calls: null };
+  return { recognition: results?.recognition ?? [], calls: results?.calls ?? null };
+}
+
+function recognitionHeadline(results: Recognition[]): string {
+  const flite = (line: string) => results.filter((r) => r.line === line && r.corpus.startsWith('flite'));
   const pooled = (line: string) => {
-    const rows = results.filter((r) => r.line === line && r.corpus.startsWith('flite'));
+    const rows = flite(line);
     const words = rows.reduce((s, r) => s + r.words, 0);
     return round(rows.reduce((s, r) => s + r.wer * r.words, 0) / words, 3);
   };
   const turns = (line: string) =>
-    results
-      .filter((r) => r.line === line && r.corpus.startsWith('flite'))
+    flite(line)
       .map((r) => `${r.turns}/${r.utterances}`)
       .join(' ');
-  const eot = (line: string) =>
-    Math.round(
-      results
-        .filter((r) => r.line === line && r.corpus.startsWith('flite'))
-        .reduce((s, r) => s + r.endOfTurnMs.p50, 0) / 3,
-    );
-  const flite = { '24k': pooled('24k'), mulaw: pooled('mulaw'), alaw: pooled('alaw') };
+  const eot = (line: string) => Math.round(flite(line).reduce((s, r) => s + r.endOfTurnMs.p50, 0) / 3);
+  return (
+    `flite WER 24 kHz ${pooled('24k')}, mu-law 8 kHz ${pooled('mulaw')}, A-law ${pooled('alaw')}; ` +
+    `speech end found p50 ${eot('24k')} / ${eot('mulaw')} ms after the real end (24 kHz / mu-law; the turn ends ` +
+    `500 ms later); turns found ${turns('24k')} / ${turns('mulaw')}`
+  );
+}
+
+function callsHeadline(result: Calls): string {
+  const at = (path: string) => result.steps.filter((r) => r.path === path).at(-1)!;
+  const phone = at('twilio');
+  const socket = at('websocket');
+  return (
+    `${phone.sessions} phone calls: ${phone.cpuSecondsPerSessionSecond} CPU s per call-second ` +
+    `(${phone.sessionsPerCore}/core) vs ${socket.cpuSecondsPerSessionSecond} for a 24 kHz socket; ` +
+    `voice to voice p50 ${phone.voiceToVoiceMs.p50} ms (socket ${socket.voiceToVoiceMs.p50} ms) at load ${phone.loadAverage}`
+  );
+}
+
+async function main(): Promise<void> {
+  const last = previous();
+  const recognitionRows = process.argv.includes('--calls-only') ? last.recognition : await recognition();
+  const callFigures = process.argv.includes('--recognition-only') ? last.calls : await calls();
   writeReport({
     name: 'telephony',
-    headline:
-      `flite WER 24 kHz ${flite['24k']}, mu-law 8 kHz ${flite.mulaw}, A-law ${flite.alaw}; ` +
-      `speech end found p50 ${eot('24k')} / ${eot('mulaw')} ms after the real end (24 kHz / mu-law; the turn ends ` +
-      `500 ms later); turns found ${turns('24k')} / ${turns('mulaw')}`,
-    results,
-    targets: { note: 'measured, not gated: what 8 kHz costs the recogniser and turn detection' },
+    headline: [
+      recognitionRows.length > 0 ? recognitionHeadline(recognitionRows) : null,
+      callFigures ? callsHeadline(callFigures) : null,
+    ]
+      .filter((part) => part !== null)
+      .join('; '),
+    results: { recognition: recognitionRows, calls: callFigures },
+    targets: {
+      note: 'measured, not gated: what 8 kHz costs the recogniser and turn detection, and what a phone call costs beside a 24 kHz session',
+    },
     met: true,
   });
 }

@@ -19,86 +19,92 @@
  * BENCH_DEBUG=1 runs one session per path and prints the call's events and the service's log.
  * Results: bench/results/webrtc.json.
  *
- * Not yet trustworthy (2026-12-06): on the WebRTC path a call's first turn is answered, then at the
- * second turn's response.created no further event arrives on the Node client (Realtime sockets on the
- * same service answer every turn), so WebRTC voice-to-voice samples are missing and its CPU figure is
- * of a stalled call; the e2e specs (Node and Chromium) answer repeated turns. To be found before the
- * figures count. (Client SSRCs of 2^31 and above stalled it at the first turn: libdatachannel.)
+ * BENCH_STEPS=1,50 chooses the steps; BENCH_RTC_LOG=Debug prints libdatachannel's log; BENCH_GC=1 with
+ * `node --expose-gc` collects garbage every 4 s (a client object the bench does not hold shows at once).
+ * Every step reports turns spoken and answered and sessions ended: a step whose calls stalled shows it.
  */
 import { randomInt } from 'node:crypto';
-import { Audio, cleanup, PeerConnection } from 'node-datachannel';
-import WebSocket from 'ws';
+import { Audio, cleanup, initLogger, PeerConnection, type LogLevel } from 'node-datachannel';
 import { OpusEncoder } from '../libs/opus';
-import { startFakeChatServer } from '../src/engines/cascade/testing/fake-chat-server';
-import { startFakeSpeechServer } from '../src/engines/cascade/testing/fake-speech-server';
 import { isRtcp, writeRtp } from '../src/gateway/webrtc/rtp';
 import { Resampler } from '../src/platform/audio/resampler';
-import { cpuSeconds, rssMb } from './support/proc-usage';
 import { writeReport } from './support/report';
-import { createScratchDatabase } from './support/scratch-database';
-import { ServiceProcess } from './support/service-process';
-import { distribution, type Distribution } from './support/stats';
+import {
+  cyclePcm24k,
+  openRealtimeSocket,
+  speakingStep,
+  TurnClock,
+  type SpeakingSession,
+  type StepResult,
+} from './support/spoken-turns';
+import { BENCH_KEY, startVoicechatService } from './support/voicechat-service';
 
 const quick = process.argv.includes('--quick');
-const STEPS = process.env.BENCH_DEBUG ? [1] : quick ? [1, 10] : [1, 10, 50];
+const STEPS = process.env.BENCH_STEPS
+  ? process.env.BENCH_STEPS.split(',').map(Number)
+  : process.env.BENCH_DEBUG
+    ? [1]
+    : quick
+      ? [1, 10]
+      : [1, 10, 50];
+if (process.env.BENCH_RTC_LOG)
+  initLogger(process.env.BENCH_RTC_LOG as LogLevel, (level, message) =>
+    process.stdout.write(`rtc ${level} ${message}\n`),
+  );
 const WINDOW_MS = quick ? 10_000 : 20_000;
-const KEY = `wk_${'b'.repeat(40)}`;
-const CYCLE_FRAMES = 100; // 2 s of 20 ms frames
-const VOICED_FRAMES = 24; // 480 ms
 
-interface Session {
-  /** Sends frame `i` of the cycle. */
-  frame(i: number): void;
-  /** ms from each turn's last voiced frame to its first answer audio. */
-  readonly voiceToVoice: number[];
-  close(): void;
-}
-
-/** The cycle as 24 kHz pcm16 frames (the socket's appends) and as Opus packets (the call's). */
-function cycle(): { pcm: Buffer[]; opus: Buffer[] } {
-  const pcm: Buffer[] = [];
-  for (let f = 0; f < CYCLE_FRAMES; f++) {
-    const frame = Buffer.alloc(960);
-    if (f < VOICED_FRAMES) for (let i = 0; i < 480; i++) frame.writeInt16LE(i % 48 < 24 ? 4000 : -4000, i * 2);
-    pcm.push(frame);
-  }
+/** The cycle's frames as Opus packets at 48 kHz (the call's microphone). */
+function opusCycle(pcm: Buffer[]): Buffer[] {
   const up = new Resampler(24000, 48000);
   const encoder = new OpusEncoder();
-  const opus = pcm.map((frame) => {
+  return pcm.map((frame) => {
     const out = up.processPcm16(frame);
     const samples = new Int16Array(960);
     for (let i = 0; i < Math.min(960, out.length >> 1); i++) samples[i] = out.readInt16LE(i * 2);
     return encoder.encode(samples);
   });
-  return { pcm, opus };
 }
 
-/** The turn's clock: when its last voiced frame left, and whether its answer was timed yet. */
-function turnClock() {
-  let voicedAt: number | null = null;
-  const samples: number[] = [];
-  return {
-    samples,
-    sent(i: number) {
-      if (i === VOICED_FRAMES - 1) voicedAt = performance.now();
-    },
-    heard() {
-      if (voicedAt === null) return;
-      samples.push(performance.now() - voicedAt);
-      voicedAt = null;
-    },
-  };
+/**
+ * A call, tried again when its setup fails: libdatachannel (this client) checks the answer's DTLS
+ * fingerprint before it has stored the answer when the service's DTLS hello comes in during
+ * setRemoteDescription ("certificate verify failed", then "Got a remote candidate without ICE
+ * transport"). The service answers `a=setup:active` as RFC 5763 recommends, so its hello races the
+ * client's handling of the answer; a browser waits for the fingerprint. The retries are counted.
+ */
+async function openCall(baseUrl: string, opus: Buffer[], retried: { count: number }): Promise<SpeakingSession> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tryCall(baseUrl, opus);
+    } catch (error) {
+      if (attempt === 3) throw error;
+      retried.count++;
+      if (process.env.BENCH_DEBUG) process.stdout.write(`client: call setup failed (${String(error)}), again\n`);
+    }
+  }
 }
 
-async function openCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
+/**
+ * Every client peer's objects, held until the process exits: node-datachannel closes what the GC
+ * collects, and a wrapper collected after its peer closed (a failed setup's, a finished step's) now
+ * and then crashed the process (SIGSEGV or SIGBUS) before it wrote its report.
+ */
+const keptAlive: object[] = [];
+
+async function tryCall(baseUrl: string, opus: Buffer[]): Promise<SpeakingSession> {
   const pc = new PeerConnection('bench', { iceServers: [] });
+  let failed = false;
+  pc.onStateChange((state) => {
+    if (state === 'failed' || state === 'closed') failed = true;
+    if (process.env.BENCH_DEBUG) process.stdout.write(`client ${new Date().toISOString()} pc ${state}\n`);
+  });
   const gathered = new Promise<void>((resolve) => pc.onGatheringStateChange((s) => s === 'complete' && resolve()));
   const media = new Audio('0', 'SendRecv');
   media.addOpusCodec(111);
   const ssrc = randomInt(1, 0x7fffffff);
   media.addSSRC(ssrc, 'bench', 'bench', 'mic');
   const track = pc.addTrack(media);
-  const clock = turnClock();
+  const clock = new TurnClock();
   let answering = false;
   track.onMessage((packet) => {
     if (isRtcp(packet) || answering) return;
@@ -106,164 +112,76 @@ async function openCall(baseUrl: string, opus: Buffer[]): Promise<Session> {
     clock.heard();
   });
   const channel = pc.createDataChannel('oai-events');
+  keptAlive.push(pc, media, track, channel);
   channel.onMessage((message) => {
     if (process.env.BENCH_DEBUG) process.stdout.write(`${String(message).slice(0, 120)}\n`);
     if (String(message).includes('"output_audio_buffer.stopped"')) answering = false;
   });
-  // createDataChannel starts the negotiation itself (libdatachannel's auto-negotiation): no setLocalDescription here.
-  await gathered;
-  const res = await fetch(`${baseUrl}/v1/realtime/calls`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/sdp' },
-    body: pc.localDescription()!.sdp,
-  });
-  if (res.status !== 201) throw new Error(`calls answered ${res.status}: ${await res.text()}`);
-  pc.setRemoteDescription(await res.text(), 'answer');
-  const started = Date.now();
-  while (!channel.isOpen() || !track.isOpen()) {
-    if (Date.now() - started > 15_000) throw new Error('the call did not connect');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  try {
+    // createDataChannel starts the negotiation itself (libdatachannel's auto-negotiation): no setLocalDescription here.
+    await gathered;
+    const res = await fetch(`${baseUrl}/v1/realtime/calls`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${BENCH_KEY}`, 'Content-Type': 'application/sdp' },
+      body: pc.localDescription()!.sdp,
+    });
+    if (res.status !== 201) throw new Error(`calls answered ${res.status}: ${await res.text()}`);
+    pc.setRemoteDescription(await res.text(), 'answer');
+    const started = Date.now();
+    while (!channel.isOpen() || !track.isOpen()) {
+      if (failed || Date.now() - started > 15_000) throw new Error('the call did not connect');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } catch (error) {
+    pc.close();
+    throw error;
   }
   let sequence = 0;
+  // The channel, track and peer stay referenced here for the call's life: node-datachannel closes a
+  // DataChannel whose JS object is garbage-collected, and the service then ends the session as the
+  // client's close (close_requested). Held only by its onMessage callback, the bench's channel was
+  // collected within seconds: that was the WebRTC "stall after the first turns".
+  const held = { pc, track, channel };
   return {
     frame(i) {
-      track.sendMessageBinary(
+      if (!held.track.isOpen()) return;
+      held.track.sendMessageBinary(
         writeRtp({ payloadType: 111, sequence: sequence++, timestamp: sequence * 960, ssrc, marker: false }, opus[i]),
       );
       clock.sent(i);
     },
-    voiceToVoice: clock.samples,
-    close: () => pc.close(),
-  };
-}
-
-async function openSocket(baseUrl: string, pcm: Buffer[]): Promise<Session> {
-  const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/v1/realtime?model=vendor-voicechat`, {
-    headers: { Authorization: `Bearer ${KEY}` },
-  });
-  const clock = turnClock();
-  let answering = false;
-  ws.on('message', (data) => {
-    const text = String(data);
-    if (text.startsWith('{"type":"response.output_audio.delta"')) {
-      if (!answering) clock.heard();
-      answering = true;
-    } else if (text.startsWith('{"type":"response.done"')) answering = false;
-  });
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  const appends = pcm.map((frame) =>
-    JSON.stringify({ type: 'input_audio_buffer.append', audio: frame.toString('base64') }),
-  );
-  return {
-    frame(i) {
-      ws.send(appends[i]);
-      clock.sent(i);
+    clock,
+    get ended() {
+      return failed || !held.channel.isOpen();
     },
-    voiceToVoice: clock.samples,
-    close: () => ws.close(),
+    close() {
+      held.channel.close();
+      held.pc.close();
+    },
   };
-}
-
-interface StepResult {
-  path: 'webrtc' | 'websocket';
-  sessions: number;
-  cpuPercentPerSession: number;
-  sessionsPerCore: number;
-  serviceRssMb: number | null;
-  voiceToVoiceMs: Distribution;
-}
-
-async function step(
-  service: ServiceProcess,
-  path: StepResult['path'],
-  count: number,
-  open: () => Promise<Session>,
-): Promise<StepResult> {
-  const sessions: Session[] = [];
-  for (let i = 0; i < count; i++) sessions.push(await open());
-  const startedAt = performance.now();
-  let frame = 0;
-  // Every session's frame `frame % cycle` goes out on one 20 ms clock, with each session's cycle offset.
-  const timer = setInterval(() => {
-    const due = Math.floor((performance.now() - startedAt) / 20);
-    for (; frame <= due; frame++) {
-      sessions.forEach((s, k) => s.frame((frame + k * 7) % CYCLE_FRAMES));
-    }
-  }, 10);
-  await new Promise((resolve) => setTimeout(resolve, 3000)); // warm-up: the first turns
-  const cpu0 = cpuSeconds(service.pid)!;
-  const t0 = performance.now();
-  for (const s of sessions) s.voiceToVoice.length = 0;
-  await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
-  const cpu = cpuSeconds(service.pid)! - cpu0;
-  const seconds = (performance.now() - t0) / 1000;
-  const rss = rssMb(service.pid);
-  clearInterval(timer);
-  const samples = sessions.flatMap((s) => s.voiceToVoice);
-  for (const s of sessions) s.close();
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const perSession = ((cpu / seconds) * 100) / count;
-  const result: StepResult = {
-    path,
-    sessions: count,
-    cpuPercentPerSession: Math.round(perSession * 100) / 100,
-    sessionsPerCore: Math.round(100 / perSession),
-    serviceRssMb: rss === null ? null : Math.round(rss),
-    voiceToVoiceMs: distribution(samples),
-  };
-  process.stdout.write(
-    `${path.padEnd(9)} ${String(count).padStart(3)} sessions: ${result.cpuPercentPerSession}% of a core each ` +
-      `(${result.sessionsPerCore}/core), voice to voice p50 ${result.voiceToVoiceMs.p50} ms p90 ${result.voiceToVoiceMs.p90} ms ` +
-      `(${samples.length} turns), RSS ${result.serviceRssMb} MB\n`,
-  );
-  return result;
 }
 
 async function main(): Promise<void> {
-  const chat = await startFakeChatServer(() => ({ kind: 'reply', pieces: ['Hi.'] }));
-  const speech = await startFakeSpeechServer(() => ({ msPerChar: 60, chunkMs: 100, chunkEveryMs: 1 }));
-  const database = await createScratchDatabase('webrtc');
-  const engines = {
-    engines: {
-      listen: { kind: 'scripted', maxStreams: 128 },
-      voicechat: {
-        kind: 'cascade',
-        listener: 'listen',
-        languages: ['en'],
-        chat: { url: chat.baseUrl, model: 'bench', timeoutMs: 5000 },
-        speech: { url: speech.baseUrl, model: 'kokoro', voice: 'af_heart', timeoutMs: 5000 },
-      },
-    },
-    models: { 'vendor-asr-streaming': 'listen', 'vendor-voicechat': 'voicechat' },
-  };
-  const service = await ServiceProcess.start('webrtc', {
-    DATABASE_URL: database.url,
-    ENGINES_JSON: JSON.stringify(engines),
-    STARTING_API_KEY: KEY,
-    ENGINE_MAX_STREAMS: '128',
-    PROJECT_STREAMS_PER_INSTANCE: '128',
-    CONCURRENT_SESSIONS_LIMIT: '200',
-    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
-    MAX_SESSION_SECONDS: '3600',
-    WEBRTC_UDP_PORT: String(40000 + randomInt(20000)),
-    LOG_LEVEL: 'warn',
-  });
+  const { service, close } = await startVoicechatService('webrtc');
   const results: StepResult[] = [];
   try {
-    const { pcm, opus } = cycle();
+    const pcm = cyclePcm24k();
+    const opus = opusCycle(pcm);
     for (const count of STEPS) {
-      results.push(await step(service, 'webrtc', count, () => openCall(service.baseUrl, opus)));
-      results.push(await step(service, 'websocket', count, () => openSocket(service.baseUrl, pcm)));
+      results.push(
+        await speakingStep(service, 'webrtc', count, WINDOW_MS, (retried) => openCall(service.baseUrl, opus, retried)),
+      );
+      results.push(
+        await speakingStep(service, 'websocket', count, WINDOW_MS, () =>
+          openRealtimeSocket(service.baseUrl, BENCH_KEY, pcm),
+        ),
+      );
     }
   } finally {
-    if (process.env.BENCH_DEBUG) process.stdout.write(service.output.join('').slice(-4000));
-    await service.stop();
-    await chat.close();
-    await speech.close();
-    await database.drop();
+    await close();
     cleanup();
   }
-  const at = (path: StepResult['path']) => results.filter((r) => r.path === path).at(-1)!;
+  const at = (path: string) => results.filter((r) => r.path === path).at(-1)!;
   const largest = at('webrtc');
   writeReport({
     name: 'webrtc',
@@ -276,7 +194,10 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -3,6 +3,7 @@
  * measured against in the same run and the target it is judged by. A case not listed here still gets
  * its headline and targets; a case that adds figures to its results adds an extractor here.
  */
+import { telephonyFigures, webrtcFigures } from './figures-calls';
 import { contextAttackFigures } from './figures-context-attack';
 import { controlFloodFigures } from './figures-control-flood';
 import { endOfTurnFigures, meterFigures, replicaFigures } from './figures-turns-and-replicas';
@@ -49,6 +50,8 @@ const EXTRACTORS: Record<string, (results: Json, targets: Json) => CaseFigures> 
   conversation: conversationFigures,
   'context-attack': contextAttackFigures,
   'context-attack-before': contextAttackFigures,
+  webrtc: webrtcFigures,
+  telephony: telephonyFigures,
 };
 
 /** What each case measures its figures against, side by side in the same run. */
@@ -67,6 +70,9 @@ export const BASELINES: Record<string, string> = {
   'context-attack':
     '/healthz with the same sessions open and quiet, just before the attack (context-attack-before: the same attack on main before the budget, cefb874)',
   'context-attack-before': 'the same attack on main as it was before the context budget (cefb874), kept to compare',
+  webrtc: 'Realtime sockets at 24 kHz (`/v1/realtime`) on the same service, cascade and script, just after the calls',
+  telephony:
+    'Realtime sockets at 24 kHz (`/v1/realtime`) on the same service, cascade and script, just after the phone calls',
   conversation:
     'the live voicechat path (`/v1/live/sessions`): the same cascade, clip and 240 ms VAD silence, its turns alternating with the conversation path’s',
 };
