@@ -26,10 +26,13 @@ const MAX_HELD_FRAMES = 100;
 /** Opens the session for a started call: admission with the token, then the conversation's connection. */
 export type OpenCall = (token: string, socket: SessionSocket) => Promise<OpenedCall>;
 
+/** The answer item whose audio goes to the caller, until it has all been sent and heard. */
 interface Playing {
   itemId: string;
   sentMs: number;
   playedMs: number;
+  /** More of its audio may come (its response is still being voiced). */
+  sending: boolean;
 }
 
 export class CallBridge {
@@ -142,6 +145,10 @@ export class CallBridge {
         return this.answerChunk(event.item_id as string, event.delta as string);
       case 'input_audio_buffer.speech_started':
         return this.bargeIn();
+      case 'response.output_audio.done':
+        return this.lastChunkSent(event.item_id as string);
+      case 'response.done': // one response at a time: a cut one may end without its audio's done
+        return this.playing === null ? undefined : this.lastChunkSent(this.playing.itemId);
       case 'session.created':
       case 'session.updated': {
         const td = (event.session as { audio?: { input?: { turn_detection?: { interrupt_response?: boolean } } } })
@@ -160,7 +167,7 @@ export class CallBridge {
   /** An answer chunk to the carrier, with a mark naming the item and the audio's end. */
   private answerChunk(itemId: string, delta: string): void {
     if (this.cut.has(itemId) || this.carrier.readyState !== WebSocket.OPEN) return;
-    if (this.playing?.itemId !== itemId) this.playing = { itemId, sentMs: 0, playedMs: 0 };
+    if (this.playing?.itemId !== itemId) this.playing = { itemId, sentMs: 0, playedMs: 0, sending: true };
     const bytes = (delta.length * 3) / 4 - (delta.endsWith('==') ? 2 : delta.endsWith('=') ? 1 : 0);
     this.playing.sentMs += bytes / MULAW_BYTES_PER_MS;
     this.carrier.send(this.protocol.media(this.streamId, delta));
@@ -174,10 +181,25 @@ export class CallBridge {
     const ms = Number(name.slice(at + 1));
     if (this.playing === null || this.playing.itemId !== itemId || this.cut.has(itemId)) return;
     this.playing.playedMs = Math.max(this.playing.playedMs, ms);
-    if (this.playing.playedMs >= this.playing.sentMs) this.playing = null;
+    this.forgetIfHeard();
   }
 
-  /** The caller spoke over an answer still playing: stop it where the caller is. */
+  private lastChunkSent(itemId: string): void {
+    if (this.playing?.itemId !== itemId) return;
+    this.playing.sending = false;
+    this.forgetIfHeard();
+  }
+
+  /**
+   * An answer is forgotten only once all of it was sent and heard: a caller may catch up with the
+   * audio between two sentences, and the next sentence's position still counts from the item's start.
+   */
+  private forgetIfHeard(): void {
+    if (this.playing !== null && !this.playing.sending && this.playing.playedMs >= this.playing.sentMs)
+      this.playing = null;
+  }
+
+  /** The caller spoke over an answer still playing or still coming: stop it where the caller is. */
   private bargeIn(): void {
     const playing = this.playing;
     if (playing === null || !this.interruptResponse) return;
