@@ -11,7 +11,7 @@ import { TickScheduler } from '../platform/clock/tick-scheduler';
 import type { Dialect, DialectConnection } from './dialect';
 import type { RunningCall } from './connection/running-calls';
 import { wsTransport } from './connection/ws-transport';
-import { MAX_SOCKET_MESSAGE_BYTES } from './connection/socket-limits';
+import { configuredSessionLimits, MAX_SOCKET_MESSAGE_BYTES } from './connection/socket-limits';
 import { SocketSessions } from './connection/socket-sessions.service';
 import { guardHandshake } from './handshake/handshake';
 import { SocketAdmission } from './handshake/socket-admission';
@@ -80,14 +80,7 @@ export class SocketWiring {
         // The one clock: every session's timers (output pacing, holds, expiry, meter retries) ride its ticks.
         clock: this.clock,
         logger: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
-        limits: {
-          maxSessionMs: this.config.maxSessionSeconds * 1000,
-          idleTimeoutMs: this.config.sessionIdleSeconds * 1000,
-          controlBurst: this.config.socketControlBurst,
-          controlPerSecond: this.config.socketControlPerSecond,
-          responseBurst: this.config.conversationResponses.burst,
-          responsesPerMinute: this.config.conversationResponses.perMinute,
-        },
+        limits: configuredSessionLimits(this.config),
       },
       conversation: this.config.conversationLimits,
       engines: { default: this.engine, for: (model) => this.engines.engineFor(model) },

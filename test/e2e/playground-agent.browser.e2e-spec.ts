@@ -9,7 +9,7 @@ import {
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
 import { artifactPath, Browser, buildPlayground, CHROMIUM, launchChromium } from '../support/chromium';
-import { startConversationApp, type ConversationApp } from '../support/conversation-app';
+import { randomCallPort, startConversationApp, type ConversationApp } from '../support/conversation-app';
 
 /**
  * The playground's agent mode in Debian's Chromium: OpenAI's Agents SDK with its default transport, a
@@ -28,7 +28,7 @@ describeIfChromium('playground agent mode in Chromium', () => {
     await buildPlayground();
     const [[question], started] = await Promise.all([
       fliteUtterances('awb', ['what time is it']),
-      startConversationApp({ WEBRTC_UDP_PORT: String(40000 + Math.floor(Math.random() * 20000)) }, { tls: false }),
+      startConversationApp({ WEBRTC_UDP_PORT: randomCallPort() }, { tls: false }),
     ]);
     app = started;
     let calls = 0;

@@ -7,7 +7,6 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createSocket } from 'node:dgram';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanup } from 'node-datachannel';
@@ -20,6 +19,7 @@ import { startFakeSpeechServer } from '../../src/engines/cascade/testing/fake-sp
 import type { RecordedRequest, RecordingServer } from '../../src/engines/cascade/testing/recording-server';
 import type { ConversationEvent } from '../support/conversation-app';
 import { FakeTwilio } from '../support/fake-twilio';
+import { freePort } from '../support/local-daemon';
 import { SocketClient } from '../support/socket-client';
 import { createTestDatabase, databaseTargets, type TestDatabase } from '../support/test-database';
 import { fetchTrusting, pemPair } from '../support/tls-and-words';
@@ -31,14 +31,6 @@ const describeReplicas = runs ? describe : describe.skip;
 
 const KEY = `wk_${'Ca11Own3r'.repeat(5)}`;
 const SILENCE = (ms: number) => Buffer.alloc(ms * 8, 0xff);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function freeUdpPort(): Promise<number> {
   const socket = createSocket('udp4');

@@ -18,7 +18,7 @@ import {
   toSessionAudio,
 } from '../../src/engines/embedded/testing/speech-fixtures';
 import { CHROMIUM, launchChromium, type Browser } from '../support/chromium';
-import { startConversationApp, type ConversationApp } from '../support/conversation-app';
+import { randomCallPort, startConversationApp, type ConversationApp } from '../support/conversation-app';
 import { waitFor } from '../support/wait-for';
 
 const describeIfChromium = existsSync(CHROMIUM) ? describe : describe.skip;
@@ -63,10 +63,7 @@ describeIfChromium('the Agents SDK over WebRTC in Chromium', () => {
   let siteUrl: string;
 
   beforeAll(async () => {
-    app = await startConversationApp(
-      { WEBRTC_UDP_PORT: String(40000 + Math.floor(Math.random() * 20000)) },
-      { tls: false },
-    );
+    app = await startConversationApp({ WEBRTC_UDP_PORT: randomCallPort() }, { tls: false });
     app.msPerChar = 40;
     app.chatPlan = (request) => {
       const messages = chatBody(request).messages;

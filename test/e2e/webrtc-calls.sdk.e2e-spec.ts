@@ -6,21 +6,12 @@
 import { cleanup } from 'node-datachannel';
 import OpenAI from 'openai';
 import { fliteUtterances, toSessionAudio } from '../../src/engines/embedded/testing/speech-fixtures';
-import { startConversationApp, type ConversationApp } from '../support/conversation-app';
+import { randomCallPort, startConversationApp, type ConversationApp } from '../support/conversation-app';
 import { fetchTrusting } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
-import { clientPeer, connectedPeer, type ClientPeer } from '../support/webrtc-peer';
+import { clientPeer, connectedPeer, heardLevel, type ClientPeer } from '../support/webrtc-peer';
 
 const pcmOf = (samples: Int16Array) => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-const level = (frames: { pcm: Int16Array }[]): number => {
-  let sum = 0;
-  let n = 0;
-  for (const { pcm } of frames) {
-    for (const sample of pcm) sum += sample * sample;
-    n += pcm.length;
-  }
-  return n === 0 ? 0 : Math.sqrt(sum / n);
-};
 
 describe('WebRTC calls (POST /v1/realtime/calls)', () => {
   let app: ConversationApp;
@@ -33,7 +24,7 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
   };
 
   beforeAll(async () => {
-    app = await startConversationApp({ WEBRTC_UDP_PORT: String(40000 + Math.floor(Math.random() * 20000)) });
+    app = await startConversationApp({ WEBRTC_UDP_PORT: randomCallPort() });
     const fetch = fetchTrusting(app.ca);
     post = (path, init) => fetch(`${app.t.baseUrl}${path}`, { method: 'POST', ...init });
   }, 120_000);
@@ -101,7 +92,7 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
     expect(p.events.some((e) => e.type === 'response.output_audio.delta')).toBe(false);
     const answerAudio = p.heard.filter((f) => f.at >= 0);
     expect(answerAudio.length).toBeGreaterThan(10);
-    expect(level(answerAudio)).toBeGreaterThan(500);
+    expect(heardLevel(answerAudio)).toBeGreaterThan(500);
     expect(p.events.filter((e) => e.type === 'error')).toEqual([]);
 
     // The call is a session: listed by its call id with its transport.
@@ -160,7 +151,7 @@ describe('WebRTC calls (POST /v1/realtime/calls)', () => {
     p.send({ type: 'response.create' });
     await p.next('output_audio_buffer.stopped', 0, 20_000);
     expect(p.heard.length).toBeGreaterThan(5);
-    expect(level(p.heard)).toBeGreaterThan(500);
+    expect(heardLevel(p.heard)).toBeGreaterThan(500);
   }, 60_000);
 
   it('interrupt: output_audio_buffer.clear cuts the answer at once, answered output_audio_buffer.cleared', async () => {

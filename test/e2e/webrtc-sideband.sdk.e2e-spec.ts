@@ -6,20 +6,15 @@
 import { cleanup } from 'node-datachannel';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
-import { startConversationApp, type ConversationApp, type ConversationEvent } from '../support/conversation-app';
+import {
+  randomCallPort,
+  startConversationApp,
+  type ConversationApp,
+  type ConversationEvent,
+} from '../support/conversation-app';
 import { fetchTrusting } from '../support/tls-and-words';
 import { waitFor } from '../support/wait-for';
-import { connectedPeer, type ClientPeer } from '../support/webrtc-peer';
-
-const level = (frames: { pcm: Int16Array }[]): number => {
-  let sum = 0;
-  let n = 0;
-  for (const { pcm } of frames) {
-    for (const sample of pcm) sum += sample * sample;
-    n += pcm.length;
-  }
-  return n === 0 ? 0 : Math.sqrt(sum / n);
-};
+import { connectedPeer, heardLevel, type ClientPeer } from '../support/webrtc-peer';
 
 describe('the sideband of a WebRTC call', () => {
   let app: ConversationApp;
@@ -27,7 +22,7 @@ describe('the sideband of a WebRTC call', () => {
   const peers: ClientPeer[] = [];
 
   beforeAll(async () => {
-    app = await startConversationApp({ WEBRTC_UDP_PORT: String(40000 + Math.floor(Math.random() * 20000)) });
+    app = await startConversationApp({ WEBRTC_UDP_PORT: randomCallPort() });
     openai = new OpenAI({ apiKey: app.apiKey, baseURL: `${app.t.baseUrl}/v1`, fetch: fetchTrusting(app.ca) });
   }, 120_000);
   afterAll(async () => {
@@ -85,7 +80,7 @@ describe('the sideband of a WebRTC call', () => {
     expect((await p.next('response.done', 0, 15_000)).response.id).toBe(done.response.id);
     // The caller heard it over RTP, loud enough to hear.
     await waitFor(async () => p.heard.length - heardBefore > 10, 10_000);
-    expect(level(p.heard.slice(heardBefore))).toBeGreaterThan(500);
+    expect(heardLevel(p.heard.slice(heardBefore))).toBeGreaterThan(500);
     expect(events.filter((e) => e.type === 'error')).toEqual([]);
 
     // One client's fault never reaches the other: each refusal is told to the connection that sent it alone.

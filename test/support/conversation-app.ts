@@ -95,3 +95,6 @@ export async function openaiRealtimeClient(app: ConversationApp, model = 'gpt-re
   };
   return { rt, events, errors, next };
 }
+
+/** A call port of its own for each app a test starts (WEBRTC_UDP_PORT), so that parallel files never share one. */
+export const randomCallPort = (): string => String(40000 + Math.floor(Math.random() * 20000));

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { freePort, startLocalDaemon } from './local-daemon';
 
 const BINARY = '/usr/bin/turnserver';
 
@@ -21,14 +20,6 @@ export interface Coturn {
   stop(): Promise<void>;
 }
 
-async function freeTcpPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
  * coturn on loopback, listening on UDP and TCP on one free port and relaying over UDP from 127.0.0.1
  * to the service. The shared secret is the REST-API one (`use-auth-secret`): the HMAC an app server
@@ -37,9 +28,10 @@ async function freeTcpPort(): Promise<number> {
  */
 export async function startCoturn(): Promise<Coturn> {
   const secret = 'coturn-test-secret';
-  const port = await freeTcpPort();
+  const port = await freePort();
   const relayFrom = 50_000 + Math.floor(Math.random() * 14_000);
-  const child = spawn(
+  const { child, output, exited } = await startLocalDaemon(
+    'coturn',
     BINARY,
     [
       '-n', // no configuration file: everything is on this line
@@ -59,29 +51,9 @@ export async function startCoturn(): Promise<Coturn> {
       '--log-file=stdout',
       '--simple-log',
       '--verbose', // the allocations' lines
-      '--verbose', // the allocations' lines
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    port,
   );
-  let output = '';
-  const collect = (chunk: Buffer) => (output += chunk.toString());
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const listening = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (listening) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`coturn did not start: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   return {
     udpUrl: `turn:127.0.0.1:${port}?transport=udp`,
     tcpUrl: `turn:127.0.0.1:${port}?transport=tcp`,
@@ -89,8 +61,11 @@ export async function startCoturn(): Promise<Coturn> {
       const username = `${Math.floor(Date.now() / 1000) + ttlSeconds}:continuum-test`;
       return { username, credential: createHmac('sha1', secret).update(username).digest('base64') };
     },
-    allocations: () => output.split('\n').filter((line) => /ALLOCATE processed, success/.test(line)).length,
-    log: () => output,
+    allocations: () =>
+      output()
+        .split('\n')
+        .filter((line) => /ALLOCATE processed, success/.test(line)).length,
+    log: output,
     async stop() {
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);

@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './local-daemon';
 import { waitFor } from './wait-for';
 
 export interface NginxProxy {
@@ -13,14 +13,6 @@ export interface NginxProxy {
 }
 
 export const NGINX = '/usr/sbin/nginx';
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Debian's nginx as the reverse proxy in front of the service, configured as an Ingress controller

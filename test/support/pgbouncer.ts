@@ -1,21 +1,12 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, startLocalDaemon } from './local-daemon';
 
 const BINARY = '/usr/sbin/pgbouncer';
 
 /** Debian's `pgbouncer` (scripts/setup.sh --test installs it). */
 export const pgBouncerInstalled = (): boolean => existsSync(BINARY);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * PgBouncer in transaction mode in front of `url`'s server, trusting its user; answers the same URL
@@ -51,27 +42,15 @@ export async function startPgBouncer(url: string): Promise<{ url: string; stop()
     ].join('\n'),
   );
   const asRoot = process.getuid?.() === 0;
-  const child = spawn(BINARY, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const { exited, child } = await startLocalDaemon(
+    'pgbouncer',
+    BINARY,
+    [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')],
+    port,
+  ).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   });
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const listening = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (listening) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`pgbouncer did not start: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   const bounced = new URL(url);
   bounced.hostname = '127.0.0.1';
   bounced.port = String(port);

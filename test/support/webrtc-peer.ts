@@ -7,6 +7,7 @@ import { Audio, PeerConnection, type DataChannel, type Track } from 'node-datach
 import { OpusDecoder, OpusEncoder } from '../../libs/opus';
 import { isRtcp, mulawDecode, readRtp, writeRtp } from '../../src/gateway/webrtc/rtp';
 import { Resampler } from '../../src/platform/audio/resampler';
+import { rmsLevel } from '../../src/engines/embedded/testing/speech-fixtures';
 import type { ConversationEvent } from './conversation-app';
 import { waitFor } from './wait-for';
 
@@ -123,4 +124,15 @@ export async function connectedPeer<T extends { answer: string }>(
       if (attempt === 3 || !String(error).includes('without ICE transport')) throw error;
     }
   }
+}
+
+/** The RMS level of what a peer heard (its `heard` packets, or some of them). */
+export function heardLevel(frames: readonly { pcm: Int16Array }[]): number {
+  const all = new Int16Array(frames.reduce((n, f) => n + f.pcm.length, 0));
+  let at = 0;
+  for (const { pcm } of frames) {
+    all.set(pcm, at);
+    at += pcm.length;
+  }
+  return rmsLevel(all);
 }

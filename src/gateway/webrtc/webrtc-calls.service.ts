@@ -8,6 +8,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import type { IncomingMessage } from 'node:http';
 import type { DataChannel } from 'node-datachannel';
 import { AppConfig } from '../../config/app-config';
+import { configuredSessionLimits } from '../connection/socket-limits';
 import { ENGINE_REGISTRY, VOICECHAT, type EngineRegistry } from '../../engines';
 import { decodeSecretConversation, type SecretConversation } from '../../session-core';
 import { isClientSecret } from '../../modules/auth';
@@ -205,14 +206,7 @@ export class WebRtcCalls implements OnApplicationShutdown {
       meter: ports.meter,
       clock: this.clock,
       logger: { warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
-      limits: {
-        maxSessionMs: this.config.maxSessionSeconds * 1000,
-        idleTimeoutMs: this.config.sessionIdleSeconds * 1000,
-        controlBurst: this.config.socketControlBurst,
-        controlPerSecond: this.config.socketControlPerSecond,
-        responseBurst: this.config.conversationResponses.burst,
-        responsesPerMinute: this.config.conversationResponses.perMinute,
-      },
+      limits: configuredSessionLimits(this.config),
       config: { ...config!, conversation: true },
       engine: this.engines.engineFor(config!.model),
       transport,

@@ -1,6 +1,7 @@
 import { databaseTargets } from '../../../test/support/test-database';
 import { MediumModule, mediumModule } from '../../../test/support/medium';
-import { freePort, httpGet } from '../../../test/support/nginx-proxy';
+import { freePort } from '../../../test/support/local-daemon';
+import { httpGet } from '../../../test/support/nginx-proxy';
 import { MetricsController } from './metrics.controller';
 import { MetricsModule } from './metrics.module';
 import { MetricsServer } from './metrics-server';
