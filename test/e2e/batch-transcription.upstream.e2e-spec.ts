@@ -7,22 +7,25 @@
  * the session metrics beside the sockets' ones.
  */
 import { DeepgramClient } from '@deepgram/sdk';
-import busboy from 'busboy';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
+import {
+  startFakeTranscriptionUpstream,
+  type FakeTranscriptionUpstream,
+  type ReceivedUpload,
+} from '../../src/engines/remote/testing/fake-transcription-upstream';
 import { audioFile, spokenSentences, type SpokenFile } from '../../src/modules/transcriptions/testing/audio-files';
 import { databaseTargets } from '../support/test-database';
 import { startTestApp, type TestApp } from '../support/test-app';
 
-interface Received {
-  authorization: string | undefined;
-  fields: Record<string, string[]>;
-  file: { name: string; type: string; bytes: Buffer };
-}
+/** An upload's fields by name, each with its values in the order sent. */
+const fieldsOf = (upload: ReceivedUpload): Record<string, string[]> => {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of upload.fields) (out[name] ??= []).push(value);
+  return out;
+};
 
 const ANSWER = {
   task: 'transcribe',
@@ -40,34 +43,13 @@ const ANSWER = {
 
 describe('batch transcription forwarded to an OpenAI-compatible upstream', () => {
   let t: TestApp;
-  let upstream: Server;
+  let upstream: FakeTranscriptionUpstream;
   let dir: string;
   let spoken: SpokenFile;
-  let received: Received[] = [];
-  let answer: (res: ServerResponse) => void;
 
   beforeAll(async () => {
-    upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (req.method === 'GET') return void res.writeHead(200).end('ok'); // the remote pool's health probe
-      const got: Partial<Received> = { authorization: req.headers.authorization, fields: {} };
-      const form = busboy({ headers: req.headers });
-      form.on('field', (name, value) => (got.fields![name] = [...(got.fields![name] ?? []), value]));
-      form.on('file', (_name, stream, info) => {
-        const parts: Buffer[] = [];
-        stream.on('data', (part: Buffer) => parts.push(part));
-        stream.on(
-          'end',
-          () => (got.file = { name: info.filename ?? '', type: info.mimeType, bytes: Buffer.concat(parts) }),
-        );
-      });
-      form.on('close', () => {
-        received.push(got as Received);
-        answer(res);
-      });
-      req.pipe(form);
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const port = (upstream.address() as AddressInfo).port;
+    upstream = await startFakeTranscriptionUpstream();
+    const port = upstream.port;
     const engines = {
       engines: {
         asr: {
@@ -75,7 +57,7 @@ describe('batch transcription forwarded to an OpenAI-compatible upstream', () =>
           protocol: 'openai-realtime',
           workers: [`ws://127.0.0.1:${port}/v1/realtime`],
           files: {
-            url: `http://127.0.0.1:${port}/v1`,
+            url: upstream.baseUrl,
             model: 'whisper-large-v3',
             apiKey: { env: 'WHISPER_API_KEY' },
             timeoutMs: 2000,
@@ -93,13 +75,12 @@ describe('batch transcription forwarded to an OpenAI-compatible upstream', () =>
   }, 120_000);
   afterAll(async () => {
     await t?.close();
-    upstream?.closeAllConnections();
-    await new Promise((resolve) => upstream?.close(resolve));
+    await upstream?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
-    received = [];
-    answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ANSWER));
+    upstream.received.length = 0;
+    upstream.answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ANSWER));
   });
 
   const openai = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${t.baseUrl}/v1`, maxRetries: 0 });
@@ -131,10 +112,10 @@ describe('batch transcription forwarded to an OpenAI-compatible upstream', () =>
     const frames = Math.ceil(spoken.durationMs / 80);
     expect(result.duration).toBeCloseTo(spoken.durationMs / 1000, 1);
 
-    const [sent] = received;
-    expect(sent.authorization).toBe('Bearer sk-whisper-upstream');
+    const [sent] = upstream.received;
+    expect(sent.headers.authorization).toBe('Bearer sk-whisper-upstream');
     expect(sent.file).toEqual({ name: 'audio.mp3', type: 'audio/mpeg', bytes: mp3 });
-    expect(sent.fields).toEqual({
+    expect(fieldsOf(sent)).toEqual({
       model: ['whisper-large-v3'],
       response_format: ['verbose_json'],
       'timestamp_granularities[]': ['segment', 'word'],
@@ -177,8 +158,8 @@ describe('batch transcription forwarded to an OpenAI-compatible upstream', () =>
     const [alternative] = response.results.channels[0].alternatives;
     expect(alternative.transcript).toBe('Turn off the lights.');
     expect(alternative.words).toHaveLength(4);
-    expect(received[0].file.name).toBe('audio.wav');
-    expect(received[0].file.bytes.subarray(44)).toEqual(pcm);
+    expect(upstream.received[0].file!.name).toBe('audio.wav');
+    expect(upstream.received[0].file!.bytes.subarray(44)).toEqual(pcm);
     expect(await metrics()).toMatch(
       /continuum_sessions_closed_total\{dialect="listen-prerecorded",model="vendor-asr-streaming",reason="close_requested"\} 1/,
     );
@@ -200,7 +181,7 @@ describe('batch transcription forwarded to an OpenAI-compatible upstream', () =>
   it('an upstream failure is 502 upstream_error, an upstream past its time 504 upstream_timeout: nothing of the upstream shown, nothing billed', async () => {
     const { apiKey } = await t.newProject();
     const wav = audioFile(spoken.pcm, 'wav-24k-mono', dir);
-    answer = (res) =>
+    upstream.answer = (res) =>
       res
         .writeHead(500, { 'content-type': 'application/json' })
         .end('{"error":{"message":"CUDA out of memory in /srv/whisper/model.bin"}}');
@@ -212,7 +193,7 @@ describe('batch transcription forwarded to an OpenAI-compatible upstream', () =>
     const said = JSON.stringify((failed as InstanceType<typeof OpenAI.APIError>).error);
     expect(said).not.toMatch(/CUDA|srv|127\.0\.0\.1|sk-whisper/);
 
-    answer = () => undefined; // never answers
+    upstream.answer = () => undefined; // never answers
     const late = await openai(apiKey)
       .audio.transcriptions.create({ file: await toFile(wav, 'a.wav'), model: 'whisper-1' })
       .catch((e: unknown) => e);

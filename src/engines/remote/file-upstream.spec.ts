@@ -3,21 +3,13 @@
  * with busboy, as speaches or vLLM read it): what is sent, how answers map, and every failure in the
  * service's own words.
  */
-import busboy from 'busboy';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileTranscriptionError, type FileTranscriptionRequest } from '../../session-core';
 import { FileUpstream } from './file-upstream';
+import { startFakeTranscriptionUpstream, type FakeTranscriptionUpstream } from './testing/fake-transcription-upstream';
 import type { FileUpstreamSettings } from './file-upstream-settings';
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  fields: Array<[string, string]>;
-  file: { name: string; type: string; bytes: Buffer } | null;
-}
 
 const VERBOSE = {
   task: 'transcribe',
@@ -41,11 +33,8 @@ const VERBOSE = {
 };
 
 describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
-  let server: Server;
-  let base: string;
+  let fake: FakeTranscriptionUpstream;
   let dir: string;
-  let answer: (req: IncomingMessage, res: ServerResponse, received: Received) => void;
-  let received: Received[];
   const logged: string[] = [];
   const logger = { warn: (m: string) => logged.push(m), error: (m: string) => logged.push(m), log: () => undefined };
   const audio = Buffer.from('RIFF....WAVEfmt fake audio bytes');
@@ -53,42 +42,22 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'file-upstream-'));
     writeFileSync(join(dir, 'audio.wav'), audio);
-    server = createServer((req, res) => {
-      const got: Received = { headers: req.headers, fields: [], file: null };
-      const form = busboy({ headers: req.headers });
-      form.on('field', (name, value) => got.fields.push([name, value]));
-      form.on('file', (_name, stream, info) => {
-        const parts: Buffer[] = [];
-        stream.on('data', (part: Buffer) => parts.push(part));
-        stream.on(
-          'end',
-          () => (got.file = { name: info.filename ?? '', type: info.mimeType, bytes: Buffer.concat(parts) }),
-        );
-      });
-      form.on('close', () => {
-        received.push(got);
-        answer(req, res, got);
-      });
-      req.pipe(form);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    fake = await startFakeTranscriptionUpstream();
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await fake.close();
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
-    received = [];
+    fake.received.length = 0;
     logged.length = 0;
-    answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(VERBOSE));
+    fake.answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(VERBOSE));
   });
 
   const upstream = (settings: Partial<FileUpstreamSettings> = {}, key: string | null = 'sk-upstream-secret') =>
     new FileUpstream(
       {
-        url: `${base}/audio/transcriptions`,
+        url: `${fake.baseUrl}/audio/transcriptions`,
         model: 'whisper-large-v3',
         apiKey: { env: 'UNUSED' },
         timeoutMs: 5_000,
@@ -118,7 +87,7 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
     expect(client.capacity()).toEqual({ inUse: 1, max: 2 });
     const transcript = await pending;
     expect(client.capacity()).toEqual({ inUse: 0, max: 2 });
-    const [got] = received;
+    const [got] = fake.received;
     expect(got.headers.authorization).toBe('Bearer sk-upstream-secret');
     expect(got.file).toEqual({ name: 'audio.wav', type: 'audio/wav', bytes: audio });
     expect(got.fields).toEqual([
@@ -138,12 +107,12 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
   });
 
   it('json: the text as one segment; no language sent for auto, no key when none is configured', async () => {
-    answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"hello there"}');
+    fake.answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"hello there"}');
     const transcript = await upstream({ responseFormat: 'json' }, null).transcribe(
       request({ language: 'auto', prompt: null }),
     );
-    expect(received[0].headers.authorization).toBeUndefined();
-    expect(received[0].fields).toEqual([
+    expect(fake.received[0].headers.authorization).toBeUndefined();
+    expect(fake.received[0].fields).toEqual([
       ['model', 'whisper-large-v3'],
       ['response_format', 'json'],
     ]);
@@ -151,7 +120,7 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
   });
 
   it('an upstream error is "unavailable" without its body, address or key; the log gets its message', async () => {
-    answer = (_req, res) =>
+    fake.answer = (res) =>
       res
         .writeHead(500, { 'content-type': 'application/json' })
         .end('{"error":{"message":"CUDA out of memory at /srv/models/whisper"}}');
@@ -169,12 +138,12 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
     [504, 'timeout'],
     [401, 'unavailable'],
   ])('HTTP %i is %s', async (status, reason) => {
-    answer = (_req, res) => res.writeHead(status).end();
+    fake.answer = (res) => res.writeHead(status).end();
     await expect(upstream().transcribe(request())).rejects.toMatchObject({ reason });
   });
 
   it('no answer within timeoutMs is a timeout', async () => {
-    answer = () => undefined; // never answers
+    fake.answer = () => undefined; // never answers
     const started = Date.now();
     await expect(upstream({ timeoutMs: 1_000 }).transcribe(request())).rejects.toMatchObject({ reason: 'timeout' });
     expect(Date.now() - started).toBeLessThan(30_000);
@@ -182,7 +151,7 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
 
   it('a file over maxBytes is refused before anything is sent', async () => {
     await expect(upstream({ maxBytes: 10 }).transcribe(request())).rejects.toMatchObject({ reason: 'too_large' });
-    expect(received).toEqual([]);
+    expect(fake.received).toEqual([]);
   });
 
   it.each([
@@ -190,7 +159,7 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
     ['no text', '{"segments":[]}'],
     ['a segment without times', '{"text":"a","segments":[{"text":"a"}]}'],
   ])('an unreadable answer (%s) is "unavailable"', async (_case, body) => {
-    answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    fake.answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     await expect(upstream().transcribe(request())).rejects.toMatchObject({ reason: 'unavailable' });
   });
 
@@ -198,7 +167,7 @@ describe('FileUpstream (OpenAI-compatible /v1/audio/transcriptions)', () => {
     await expect(
       upstream({ url: 'http://127.0.0.1:9/v1/audio/transcriptions' }).transcribe(request()),
     ).rejects.toMatchObject({ reason: 'unavailable' });
-    answer = () => undefined;
+    fake.answer = () => undefined;
     const leaving = new AbortController();
     const pending = upstream().transcribe(request({ signal: leaving.signal }));
     setTimeout(() => leaving.abort(new Error('client gone')), 200);
